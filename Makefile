@@ -1,0 +1,29 @@
+# Makefile: builds the simhash extension with PGXS.
+#   make && make install      build and install into the server found by pg_config
+#   make installcheck         pg_regress against a running server (see test/run.sh)
+
+EXTENSION = simhash
+MODULE_big = simhash
+DATA = sql/simhash--1.0.sql
+
+OBJS = \
+	src/simhash.o \
+	src/type.o \
+	src/distance.o \
+	src/vote.o \
+	src/tokenizer.o \
+	src/compute.o \
+	src/text_features.o \
+	src/aggregate.o
+
+# pg_regress tests: sql/<name>.sql against expected/<name>.out
+REGRESS = type distance compute tokenizer aggregate bad_input
+REGRESS_OPTS = --inputdir=. --outputdir=$(or $(REGRESS_OUTDIR),.)
+
+# xxHash comes from Debian's libxxhash-dev, used header-only (inlined).
+PG_CPPFLAGS = -I$(srcdir)/src
+PG_CFLAGS = -O2
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)

@@ -1,0 +1,568 @@
+/* sql/simhash--1.0.sql: the SQL objects of the simhash extension, version 1.0 */
+
+\echo Use "CREATE EXTENSION simhash" to load this file. \quit
+
+--------------------------------------------------------------------------
+-- simhash64: a 64-bit fingerprint, printed as 16 hex digits, ordered as an
+-- unsigned integer.  Same representation as int8.
+--------------------------------------------------------------------------
+
+CREATE TYPE simhash64;
+
+CREATE FUNCTION simhash64_in(cstring) RETURNS simhash64
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION simhash64_out(simhash64) RETURNS cstring
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION simhash64_recv(internal) RETURNS simhash64
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION simhash64_send(simhash64) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE simhash64 (
+	INPUT = simhash64_in,
+	OUTPUT = simhash64_out,
+	RECEIVE = simhash64_recv,
+	SEND = simhash64_send,
+	INTERNALLENGTH = 8,
+	PASSEDBYVALUE,
+	ALIGNMENT = double,
+	STORAGE = plain
+);
+COMMENT ON TYPE simhash64 IS '64-bit simhash fingerprint';
+
+-- comparison: unsigned order; equality and hashing are int8's
+CREATE FUNCTION simhash64_eq(simhash64, simhash64) RETURNS boolean
+	AS 'int8eq' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION simhash64_ne(simhash64, simhash64) RETURNS boolean
+	AS 'int8ne' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION simhash64_lt(simhash64, simhash64) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION simhash64_le(simhash64, simhash64) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION simhash64_gt(simhash64, simhash64) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION simhash64_ge(simhash64, simhash64) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION simhash64_cmp(simhash64, simhash64) RETURNS integer
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION simhash64_sortsupport(internal) RETURNS void
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION simhash64_hash(simhash64) RETURNS integer
+	AS 'hashint8' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION simhash64_hash_extended(simhash64, bigint) RETURNS bigint
+	AS 'hashint8extended' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE OPERATOR = (
+	LEFTARG = simhash64, RIGHTARG = simhash64, FUNCTION = simhash64_eq,
+	COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel,
+	HASHES, MERGES
+);
+CREATE OPERATOR <> (
+	LEFTARG = simhash64, RIGHTARG = simhash64, FUNCTION = simhash64_ne,
+	COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel
+);
+CREATE OPERATOR < (
+	LEFTARG = simhash64, RIGHTARG = simhash64, FUNCTION = simhash64_lt,
+	COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel
+);
+CREATE OPERATOR <= (
+	LEFTARG = simhash64, RIGHTARG = simhash64, FUNCTION = simhash64_le,
+	COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel
+);
+CREATE OPERATOR > (
+	LEFTARG = simhash64, RIGHTARG = simhash64, FUNCTION = simhash64_gt,
+	COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel
+);
+CREATE OPERATOR >= (
+	LEFTARG = simhash64, RIGHTARG = simhash64, FUNCTION = simhash64_ge,
+	COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel
+);
+
+CREATE OPERATOR CLASS simhash64_ops DEFAULT FOR TYPE simhash64 USING btree AS
+	OPERATOR 1 <,
+	OPERATOR 2 <=,
+	OPERATOR 3 =,
+	OPERATOR 4 >=,
+	OPERATOR 5 >,
+	FUNCTION 1 simhash64_cmp(simhash64, simhash64),
+	FUNCTION 2 simhash64_sortsupport(internal);
+
+CREATE OPERATOR CLASS simhash64_ops DEFAULT FOR TYPE simhash64 USING hash AS
+	OPERATOR 1 =,
+	FUNCTION 1 simhash64_hash(simhash64),
+	FUNCTION 2 simhash64_hash_extended(simhash64, bigint);
+
+-- casts: bigint is bit-identical (two's complement); bit(64) is MSB first
+CREATE CAST (simhash64 AS bigint) WITHOUT FUNCTION;
+CREATE CAST (bigint AS simhash64) WITHOUT FUNCTION;
+
+CREATE FUNCTION simhash64_to_bit(simhash64) RETURNS bit
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION bit_to_simhash64(bit) RETURNS simhash64
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE CAST (simhash64 AS bit) WITH FUNCTION simhash64_to_bit(simhash64);
+CREATE CAST (bit AS simhash64) WITH FUNCTION bit_to_simhash64(bit);
+
+--------------------------------------------------------------------------
+-- simhash_distance: what <~> returns.  An integer (int4 representation)
+-- with its own type, so that the functions behind its comparison operators
+-- can carry planner support; implicitly cast to integer.
+--------------------------------------------------------------------------
+
+CREATE TYPE simhash_distance;
+
+CREATE FUNCTION simhash_distance_in(cstring) RETURNS simhash_distance
+	AS 'int4in' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION simhash_distance_out(simhash_distance) RETURNS cstring
+	AS 'int4out' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION simhash_distance_recv(internal) RETURNS simhash_distance
+	AS 'int4recv' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION simhash_distance_send(simhash_distance) RETURNS bytea
+	AS 'int4send' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE simhash_distance (
+	INPUT = simhash_distance_in,
+	OUTPUT = simhash_distance_out,
+	RECEIVE = simhash_distance_recv,
+	SEND = simhash_distance_send,
+	INTERNALLENGTH = 4,
+	PASSEDBYVALUE,
+	ALIGNMENT = int4,
+	STORAGE = plain,
+	CATEGORY = 'N'
+);
+COMMENT ON TYPE simhash_distance IS 'Hamming distance between simhash64 values (0..64)';
+
+CREATE CAST (simhash_distance AS integer) WITHOUT FUNCTION AS IMPLICIT;
+CREATE CAST (integer AS simhash_distance) WITHOUT FUNCTION AS ASSIGNMENT;
+
+CREATE FUNCTION simhash64_distance(simhash64, simhash64) RETURNS simhash_distance
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR <~> (
+	LEFTARG = simhash64, RIGHTARG = simhash64, FUNCTION = simhash64_distance,
+	COMMUTATOR = <~>
+);
+COMMENT ON OPERATOR <~> (simhash64, simhash64) IS 'Hamming distance';
+
+CREATE FUNCTION hamming_distance(simhash64, simhash64) RETURNS integer
+	AS 'MODULE_PATHNAME', 'simhash64_distance'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION hamming_distance(simhash64, simhash64) IS 'number of differing bits';
+
+-- comparison operators of simhash_distance with itself and with int2, int4, int8
+
+CREATE FUNCTION simhash_distance_lt(simhash_distance, simhash_distance) RETURNS boolean
+	AS 'int4lt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR < (
+	LEFTARG = simhash_distance, RIGHTARG = simhash_distance, FUNCTION = simhash_distance_lt,
+	COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel
+);
+CREATE FUNCTION simhash_distance_le(simhash_distance, simhash_distance) RETURNS boolean
+	AS 'int4le' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR <= (
+	LEFTARG = simhash_distance, RIGHTARG = simhash_distance, FUNCTION = simhash_distance_le,
+	COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel
+);
+CREATE FUNCTION simhash_distance_eq(simhash_distance, simhash_distance) RETURNS boolean
+	AS 'int4eq' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR = (
+	LEFTARG = simhash_distance, RIGHTARG = simhash_distance, FUNCTION = simhash_distance_eq,
+	COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel,
+	HASHES, MERGES
+);
+CREATE FUNCTION simhash_distance_ge(simhash_distance, simhash_distance) RETURNS boolean
+	AS 'int4ge' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR >= (
+	LEFTARG = simhash_distance, RIGHTARG = simhash_distance, FUNCTION = simhash_distance_ge,
+	COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel
+);
+CREATE FUNCTION simhash_distance_gt(simhash_distance, simhash_distance) RETURNS boolean
+	AS 'int4gt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR > (
+	LEFTARG = simhash_distance, RIGHTARG = simhash_distance, FUNCTION = simhash_distance_gt,
+	COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel
+);
+CREATE FUNCTION simhash_distance_ne(simhash_distance, simhash_distance) RETURNS boolean
+	AS 'int4ne' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR <> (
+	LEFTARG = simhash_distance, RIGHTARG = simhash_distance, FUNCTION = simhash_distance_ne,
+	COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel
+);
+
+CREATE FUNCTION simhash_distance_int2_lt(simhash_distance, smallint) RETURNS boolean
+	AS 'int42lt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR < (
+	LEFTARG = simhash_distance, RIGHTARG = smallint, FUNCTION = simhash_distance_int2_lt,
+	COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel
+);
+CREATE FUNCTION simhash_distance_int2_le(simhash_distance, smallint) RETURNS boolean
+	AS 'int42le' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR <= (
+	LEFTARG = simhash_distance, RIGHTARG = smallint, FUNCTION = simhash_distance_int2_le,
+	COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel
+);
+CREATE FUNCTION simhash_distance_int2_eq(simhash_distance, smallint) RETURNS boolean
+	AS 'int42eq' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR = (
+	LEFTARG = simhash_distance, RIGHTARG = smallint, FUNCTION = simhash_distance_int2_eq,
+	COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel
+);
+CREATE FUNCTION simhash_distance_int2_ge(simhash_distance, smallint) RETURNS boolean
+	AS 'int42ge' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR >= (
+	LEFTARG = simhash_distance, RIGHTARG = smallint, FUNCTION = simhash_distance_int2_ge,
+	COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel
+);
+CREATE FUNCTION simhash_distance_int2_gt(simhash_distance, smallint) RETURNS boolean
+	AS 'int42gt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR > (
+	LEFTARG = simhash_distance, RIGHTARG = smallint, FUNCTION = simhash_distance_int2_gt,
+	COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel
+);
+CREATE FUNCTION simhash_distance_int2_ne(simhash_distance, smallint) RETURNS boolean
+	AS 'int42ne' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR <> (
+	LEFTARG = simhash_distance, RIGHTARG = smallint, FUNCTION = simhash_distance_int2_ne,
+	COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel
+);
+
+CREATE FUNCTION simhash_distance_int4_lt(simhash_distance, integer) RETURNS boolean
+	AS 'int4lt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR < (
+	LEFTARG = simhash_distance, RIGHTARG = integer, FUNCTION = simhash_distance_int4_lt,
+	COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel
+);
+CREATE FUNCTION simhash_distance_int4_le(simhash_distance, integer) RETURNS boolean
+	AS 'int4le' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR <= (
+	LEFTARG = simhash_distance, RIGHTARG = integer, FUNCTION = simhash_distance_int4_le,
+	COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel
+);
+CREATE FUNCTION simhash_distance_int4_eq(simhash_distance, integer) RETURNS boolean
+	AS 'int4eq' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR = (
+	LEFTARG = simhash_distance, RIGHTARG = integer, FUNCTION = simhash_distance_int4_eq,
+	COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel
+);
+CREATE FUNCTION simhash_distance_int4_ge(simhash_distance, integer) RETURNS boolean
+	AS 'int4ge' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR >= (
+	LEFTARG = simhash_distance, RIGHTARG = integer, FUNCTION = simhash_distance_int4_ge,
+	COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel
+);
+CREATE FUNCTION simhash_distance_int4_gt(simhash_distance, integer) RETURNS boolean
+	AS 'int4gt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR > (
+	LEFTARG = simhash_distance, RIGHTARG = integer, FUNCTION = simhash_distance_int4_gt,
+	COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel
+);
+CREATE FUNCTION simhash_distance_int4_ne(simhash_distance, integer) RETURNS boolean
+	AS 'int4ne' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR <> (
+	LEFTARG = simhash_distance, RIGHTARG = integer, FUNCTION = simhash_distance_int4_ne,
+	COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel
+);
+
+CREATE FUNCTION simhash_distance_int8_lt(simhash_distance, bigint) RETURNS boolean
+	AS 'int48lt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR < (
+	LEFTARG = simhash_distance, RIGHTARG = bigint, FUNCTION = simhash_distance_int8_lt,
+	COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel
+);
+CREATE FUNCTION simhash_distance_int8_le(simhash_distance, bigint) RETURNS boolean
+	AS 'int48le' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR <= (
+	LEFTARG = simhash_distance, RIGHTARG = bigint, FUNCTION = simhash_distance_int8_le,
+	COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel
+);
+CREATE FUNCTION simhash_distance_int8_eq(simhash_distance, bigint) RETURNS boolean
+	AS 'int48eq' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR = (
+	LEFTARG = simhash_distance, RIGHTARG = bigint, FUNCTION = simhash_distance_int8_eq,
+	COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel
+);
+CREATE FUNCTION simhash_distance_int8_ge(simhash_distance, bigint) RETURNS boolean
+	AS 'int48ge' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR >= (
+	LEFTARG = simhash_distance, RIGHTARG = bigint, FUNCTION = simhash_distance_int8_ge,
+	COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel
+);
+CREATE FUNCTION simhash_distance_int8_gt(simhash_distance, bigint) RETURNS boolean
+	AS 'int48gt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR > (
+	LEFTARG = simhash_distance, RIGHTARG = bigint, FUNCTION = simhash_distance_int8_gt,
+	COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel
+);
+CREATE FUNCTION simhash_distance_int8_ne(simhash_distance, bigint) RETURNS boolean
+	AS 'int48ne' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR <> (
+	LEFTARG = simhash_distance, RIGHTARG = bigint, FUNCTION = simhash_distance_int8_ne,
+	COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel
+);
+
+CREATE FUNCTION simhash_int2_distance_lt(smallint, simhash_distance) RETURNS boolean
+	AS 'int24lt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR < (
+	LEFTARG = smallint, RIGHTARG = simhash_distance, FUNCTION = simhash_int2_distance_lt,
+	COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel
+);
+CREATE FUNCTION simhash_int2_distance_le(smallint, simhash_distance) RETURNS boolean
+	AS 'int24le' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR <= (
+	LEFTARG = smallint, RIGHTARG = simhash_distance, FUNCTION = simhash_int2_distance_le,
+	COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel
+);
+CREATE FUNCTION simhash_int2_distance_eq(smallint, simhash_distance) RETURNS boolean
+	AS 'int24eq' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR = (
+	LEFTARG = smallint, RIGHTARG = simhash_distance, FUNCTION = simhash_int2_distance_eq,
+	COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel
+);
+CREATE FUNCTION simhash_int2_distance_ge(smallint, simhash_distance) RETURNS boolean
+	AS 'int24ge' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR >= (
+	LEFTARG = smallint, RIGHTARG = simhash_distance, FUNCTION = simhash_int2_distance_ge,
+	COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel
+);
+CREATE FUNCTION simhash_int2_distance_gt(smallint, simhash_distance) RETURNS boolean
+	AS 'int24gt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR > (
+	LEFTARG = smallint, RIGHTARG = simhash_distance, FUNCTION = simhash_int2_distance_gt,
+	COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel
+);
+CREATE FUNCTION simhash_int2_distance_ne(smallint, simhash_distance) RETURNS boolean
+	AS 'int24ne' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR <> (
+	LEFTARG = smallint, RIGHTARG = simhash_distance, FUNCTION = simhash_int2_distance_ne,
+	COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel
+);
+
+CREATE FUNCTION simhash_int4_distance_lt(integer, simhash_distance) RETURNS boolean
+	AS 'int4lt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR < (
+	LEFTARG = integer, RIGHTARG = simhash_distance, FUNCTION = simhash_int4_distance_lt,
+	COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel
+);
+CREATE FUNCTION simhash_int4_distance_le(integer, simhash_distance) RETURNS boolean
+	AS 'int4le' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR <= (
+	LEFTARG = integer, RIGHTARG = simhash_distance, FUNCTION = simhash_int4_distance_le,
+	COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel
+);
+CREATE FUNCTION simhash_int4_distance_eq(integer, simhash_distance) RETURNS boolean
+	AS 'int4eq' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR = (
+	LEFTARG = integer, RIGHTARG = simhash_distance, FUNCTION = simhash_int4_distance_eq,
+	COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel
+);
+CREATE FUNCTION simhash_int4_distance_ge(integer, simhash_distance) RETURNS boolean
+	AS 'int4ge' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR >= (
+	LEFTARG = integer, RIGHTARG = simhash_distance, FUNCTION = simhash_int4_distance_ge,
+	COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel
+);
+CREATE FUNCTION simhash_int4_distance_gt(integer, simhash_distance) RETURNS boolean
+	AS 'int4gt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR > (
+	LEFTARG = integer, RIGHTARG = simhash_distance, FUNCTION = simhash_int4_distance_gt,
+	COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel
+);
+CREATE FUNCTION simhash_int4_distance_ne(integer, simhash_distance) RETURNS boolean
+	AS 'int4ne' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR <> (
+	LEFTARG = integer, RIGHTARG = simhash_distance, FUNCTION = simhash_int4_distance_ne,
+	COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel
+);
+
+CREATE FUNCTION simhash_int8_distance_lt(bigint, simhash_distance) RETURNS boolean
+	AS 'int84lt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR < (
+	LEFTARG = bigint, RIGHTARG = simhash_distance, FUNCTION = simhash_int8_distance_lt,
+	COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel
+);
+CREATE FUNCTION simhash_int8_distance_le(bigint, simhash_distance) RETURNS boolean
+	AS 'int84le' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR <= (
+	LEFTARG = bigint, RIGHTARG = simhash_distance, FUNCTION = simhash_int8_distance_le,
+	COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel
+);
+CREATE FUNCTION simhash_int8_distance_eq(bigint, simhash_distance) RETURNS boolean
+	AS 'int84eq' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR = (
+	LEFTARG = bigint, RIGHTARG = simhash_distance, FUNCTION = simhash_int8_distance_eq,
+	COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel
+);
+CREATE FUNCTION simhash_int8_distance_ge(bigint, simhash_distance) RETURNS boolean
+	AS 'int84ge' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR >= (
+	LEFTARG = bigint, RIGHTARG = simhash_distance, FUNCTION = simhash_int8_distance_ge,
+	COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel
+);
+CREATE FUNCTION simhash_int8_distance_gt(bigint, simhash_distance) RETURNS boolean
+	AS 'int84gt' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR > (
+	LEFTARG = bigint, RIGHTARG = simhash_distance, FUNCTION = simhash_int8_distance_gt,
+	COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel
+);
+CREATE FUNCTION simhash_int8_distance_ne(bigint, simhash_distance) RETURNS boolean
+	AS 'int84ne' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE OPERATOR <> (
+	LEFTARG = bigint, RIGHTARG = simhash_distance, FUNCTION = simhash_int8_distance_ne,
+	COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel
+);
+
+-- btree and hash support for simhash_distance (ORDER BY, GROUP BY, indexes)
+CREATE FUNCTION simhash_distance_cmp(simhash_distance, simhash_distance) RETURNS integer
+	AS 'btint4cmp' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION simhash_distance_int2_cmp(simhash_distance, smallint) RETURNS integer
+	AS 'btint42cmp' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION simhash_distance_int4_cmp(simhash_distance, integer) RETURNS integer
+	AS 'btint4cmp' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION simhash_distance_int8_cmp(simhash_distance, bigint) RETURNS integer
+	AS 'btint48cmp' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION simhash_int2_distance_cmp(smallint, simhash_distance) RETURNS integer
+	AS 'btint24cmp' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION simhash_int4_distance_cmp(integer, simhash_distance) RETURNS integer
+	AS 'btint4cmp' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION simhash_int8_distance_cmp(bigint, simhash_distance) RETURNS integer
+	AS 'btint84cmp' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION simhash_distance_sortsupport(internal) RETURNS void
+	AS 'btint4sortsupport' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION simhash_distance_hash(simhash_distance) RETURNS integer
+	AS 'hashint4' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION simhash_distance_hash_extended(simhash_distance, bigint) RETURNS bigint
+	AS 'hashint4extended' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE OPERATOR CLASS simhash_distance_ops DEFAULT FOR TYPE simhash_distance USING btree AS
+	OPERATOR 1 < (simhash_distance, simhash_distance),
+	OPERATOR 2 <= (simhash_distance, simhash_distance),
+	OPERATOR 3 = (simhash_distance, simhash_distance),
+	OPERATOR 4 >= (simhash_distance, simhash_distance),
+	OPERATOR 5 > (simhash_distance, simhash_distance),
+	FUNCTION 1 simhash_distance_cmp(simhash_distance, simhash_distance),
+	FUNCTION 2 simhash_distance_sortsupport(internal);
+
+ALTER OPERATOR FAMILY simhash_distance_ops USING btree ADD
+	OPERATOR 1 < (simhash_distance, smallint),
+	OPERATOR 2 <= (simhash_distance, smallint),
+	OPERATOR 3 = (simhash_distance, smallint),
+	OPERATOR 4 >= (simhash_distance, smallint),
+	OPERATOR 5 > (simhash_distance, smallint),
+	FUNCTION 1 simhash_distance_int2_cmp(simhash_distance, smallint),
+	OPERATOR 1 < (simhash_distance, integer),
+	OPERATOR 2 <= (simhash_distance, integer),
+	OPERATOR 3 = (simhash_distance, integer),
+	OPERATOR 4 >= (simhash_distance, integer),
+	OPERATOR 5 > (simhash_distance, integer),
+	FUNCTION 1 simhash_distance_int4_cmp(simhash_distance, integer),
+	OPERATOR 1 < (simhash_distance, bigint),
+	OPERATOR 2 <= (simhash_distance, bigint),
+	OPERATOR 3 = (simhash_distance, bigint),
+	OPERATOR 4 >= (simhash_distance, bigint),
+	OPERATOR 5 > (simhash_distance, bigint),
+	FUNCTION 1 simhash_distance_int8_cmp(simhash_distance, bigint),
+	OPERATOR 1 < (smallint, simhash_distance),
+	OPERATOR 2 <= (smallint, simhash_distance),
+	OPERATOR 3 = (smallint, simhash_distance),
+	OPERATOR 4 >= (smallint, simhash_distance),
+	OPERATOR 5 > (smallint, simhash_distance),
+	FUNCTION 1 simhash_int2_distance_cmp(smallint, simhash_distance),
+	OPERATOR 1 < (integer, simhash_distance),
+	OPERATOR 2 <= (integer, simhash_distance),
+	OPERATOR 3 = (integer, simhash_distance),
+	OPERATOR 4 >= (integer, simhash_distance),
+	OPERATOR 5 > (integer, simhash_distance),
+	FUNCTION 1 simhash_int4_distance_cmp(integer, simhash_distance),
+	OPERATOR 1 < (bigint, simhash_distance),
+	OPERATOR 2 <= (bigint, simhash_distance),
+	OPERATOR 3 = (bigint, simhash_distance),
+	OPERATOR 4 >= (bigint, simhash_distance),
+	OPERATOR 5 > (bigint, simhash_distance),
+	FUNCTION 1 simhash_int8_distance_cmp(bigint, simhash_distance);
+
+CREATE OPERATOR CLASS simhash_distance_ops DEFAULT FOR TYPE simhash_distance USING hash AS
+	OPERATOR 1 = (simhash_distance, simhash_distance),
+	FUNCTION 1 simhash_distance_hash(simhash_distance),
+	FUNCTION 2 simhash_distance_hash_extended(simhash_distance, bigint);
+
+--------------------------------------------------------------------------
+-- fingerprints
+--------------------------------------------------------------------------
+
+CREATE FUNCTION simhash_hash(text) RETURNS bigint
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION simhash_hash(text) IS 'feature hash: XXH3-64 of the UTF-8 bytes';
+
+CREATE FUNCTION simhash_compute(text[]) RETURNS simhash64
+	AS 'MODULE_PATHNAME', 'simhash_compute_text'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 10;
+COMMENT ON FUNCTION simhash_compute(text[]) IS 'simhash of features (bit vote, weight 1)';
+
+CREATE FUNCTION simhash_compute(text[], real[]) RETURNS simhash64
+	AS 'MODULE_PATHNAME', 'simhash_compute_text_weighted'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 10;
+COMMENT ON FUNCTION simhash_compute(text[], real[]) IS 'simhash of weighted features';
+
+CREATE FUNCTION simhash_compute(bigint[]) RETURNS simhash64
+	AS 'MODULE_PATHNAME', 'simhash_compute_hashes'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 10;
+COMMENT ON FUNCTION simhash_compute(bigint[]) IS 'simhash of pre-hashed features';
+
+CREATE FUNCTION simhash_tokens(text) RETURNS text[]
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 10;
+COMMENT ON FUNCTION simhash_tokens(text) IS 'Unicode words, case-folded; CJK and Thai letters one per token';
+
+CREATE FUNCTION simhash_shingle(text[], "window" integer DEFAULT 4) RETURNS text[]
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 10;
+COMMENT ON FUNCTION simhash_shingle(text[], integer) IS 'overlapping windows of tokens, joined by a space';
+
+CREATE FUNCTION simhash(body text, "window" integer DEFAULT 3) RETURNS simhash64
+	AS 'MODULE_PATHNAME', 'simhash_text'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 10;
+COMMENT ON FUNCTION simhash(text, integer) IS 'simhash of a text: tokens, shingles, bit vote';
+
+CREATE FUNCTION simhash(tsvector) RETURNS simhash64
+	AS 'MODULE_PATHNAME', 'simhash_tsvector'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 10;
+COMMENT ON FUNCTION simhash(tsvector) IS 'simhash of lexemes weighted by occurrence count';
+
+--------------------------------------------------------------------------
+-- aggregates: features stored as rows
+--------------------------------------------------------------------------
+
+CREATE FUNCTION simhash_agg_transfn(internal, text) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION simhash_agg_transfn(internal, text, real) RETURNS internal
+	AS 'MODULE_PATHNAME', 'simhash_agg_weighted_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION simhash_agg_combinefn(internal, internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION simhash_agg_serialfn(internal) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION simhash_agg_deserialfn(bytea, internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION simhash_agg_finalfn(internal) RETURNS simhash64
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE AGGREGATE simhash_agg(text) (
+	SFUNC = simhash_agg_transfn,
+	STYPE = internal,
+	SSPACE = 1100,
+	FINALFUNC = simhash_agg_finalfn,
+	COMBINEFUNC = simhash_agg_combinefn,
+	SERIALFUNC = simhash_agg_serialfn,
+	DESERIALFUNC = simhash_agg_deserialfn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE simhash_agg(text) IS 'simhash of the feature rows';
+
+CREATE AGGREGATE simhash_agg(text, real) (
+	SFUNC = simhash_agg_transfn,
+	STYPE = internal,
+	SSPACE = 1100,
+	FINALFUNC = simhash_agg_finalfn,
+	COMBINEFUNC = simhash_agg_combinefn,
+	SERIALFUNC = simhash_agg_serialfn,
+	DESERIALFUNC = simhash_agg_deserialfn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE simhash_agg(text, real) IS 'simhash of weighted feature rows';

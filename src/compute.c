@@ -1,0 +1,320 @@
+/*
+ * compute.c
+ *		SQL-callable fingerprint functions: simhash_compute() over text[],
+ *		text[] with real[] weights and bigint[] (pre-hashed features),
+ *		simhash_hash(), simhash(text, window) and simhash(tsvector).  The
+ *		algorithms themselves are in vote.c and tokenizer.c.
+ */
+#include "simhash.h"
+
+#include "miscadmin.h"
+#include "mb/pg_wchar.h"
+#include "tsearch/ts_type.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "tokenizer.h"
+#include "vote.h"
+
+PG_FUNCTION_INFO_V1(simhash_compute_text);
+PG_FUNCTION_INFO_V1(simhash_compute_text_weighted);
+PG_FUNCTION_INFO_V1(simhash_compute_hashes);
+PG_FUNCTION_INFO_V1(simhash_hash);
+PG_FUNCTION_INFO_V1(simhash_text);
+PG_FUNCTION_INFO_V1(simhash_tsvector);
+
+#define BATCH 1024
+
+/*
+ * Features are hashed over their UTF-8 bytes, whatever the database
+ * encoding, so that a text gives the same fingerprint everywhere.  In
+ * SQL_ASCII databases the bytes are taken as they are (no validation).
+ */
+static inline bool
+needs_utf8_conversion(void)
+{
+	int			enc = GetDatabaseEncoding();
+
+	return enc != PG_UTF8 && enc != PG_SQL_ASCII;
+}
+
+uint64
+simhash_text_hash(const char *data, int len)
+{
+	char	   *utf8;
+	uint64		h;
+
+	if (!needs_utf8_conversion())
+		return simhash_feature_hash(data, len);
+	utf8 = pg_server_to_any(data, len, PG_UTF8);
+	if (utf8 == data)
+		return simhash_feature_hash(data, len);
+	h = simhash_feature_hash(utf8, strlen(utf8));
+	pfree(utf8);
+	return h;
+}
+
+void
+simhash_check_array_dims(ArrayType *arr, const char *what)
+{
+	if (ARR_NDIM(arr) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("%s must be a one-dimensional array", what),
+				 errdetail("The array has %d dimensions.", ARR_NDIM(arr))));
+}
+
+static inline uint64
+text_datum_hash(Datum d)
+{
+	text	   *t = (text *) DatumGetPointer(d);
+
+	return simhash_text_hash(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+}
+
+/* simhash_compute(text[]): unweighted vote over the elements' hashes */
+Datum
+simhash_compute_text(PG_FUNCTION_ARGS)
+{
+	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(0);
+	ArrayIterator it;
+	Datum		value;
+	bool		isnull;
+	SimhashVote vote;
+	uint64		batch[BATCH];
+	int			nbatch = 0;
+
+	simhash_check_array_dims(arr, "features");
+	simhash_vote_init(&vote);
+	it = array_create_iterator(arr, 0, NULL);
+	while (array_iterate(it, &value, &isnull))
+	{
+		if (isnull)
+			continue;
+		batch[nbatch++] = text_datum_hash(value);
+		if (nbatch == BATCH)
+		{
+			simhash_vote_add(&vote, batch, nbatch);
+			nbatch = 0;
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
+	simhash_vote_add(&vote, batch, nbatch);
+	array_free_iterator(it);
+	PG_RETURN_SIMHASH64(simhash_vote_result(&vote));
+}
+
+static void
+check_weight(float4 w, int position)
+{
+	if (!simhash_weight_valid(w))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid weight %g for feature %d", (double) w, position),
+				 errdetail("Weights must be finite and between 0 and %.0f.",
+						   SIMHASH_MAX_WEIGHT)));
+}
+
+static void
+check_overflow(const SimhashWeightedVote *vote)
+{
+	if (simhash_wvote_overflowed(vote))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("total feature weight is too large")));
+}
+
+/* simhash_compute(text[], real[]): weighted vote */
+Datum
+simhash_compute_text_weighted(PG_FUNCTION_ARGS)
+{
+	ArrayType  *features = PG_GETARG_ARRAYTYPE_P(0);
+	ArrayType  *weights = PG_GETARG_ARRAYTYPE_P(1);
+	ArrayIterator fit,
+				wit;
+	Datum		f,
+				w;
+	bool		fnull,
+				wnull;
+	int			nf,
+				nw,
+				position = 0;
+	SimhashWeightedVote *vote;
+
+	simhash_check_array_dims(features, "features");
+	simhash_check_array_dims(weights, "weights");
+	nf = ArrayGetNItems(ARR_NDIM(features), ARR_DIMS(features));
+	nw = ArrayGetNItems(ARR_NDIM(weights), ARR_DIMS(weights));
+	if (nf != nw)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("features and weights must have the same length"),
+				 errdetail("There are %d features and %d weights.", nf, nw)));
+
+	vote = palloc(sizeof(SimhashWeightedVote));
+	simhash_wvote_init(vote);
+	fit = array_create_iterator(features, 0, NULL);
+	wit = array_create_iterator(weights, 0, NULL);
+	while (array_iterate(fit, &f, &fnull) && array_iterate(wit, &w, &wnull))
+	{
+		position++;
+		if (fnull || wnull)
+			continue;
+		check_weight(DatumGetFloat4(w), position);
+		simhash_wvote_add(vote, text_datum_hash(f),
+						  simhash_weight_quantise(DatumGetFloat4(w)));
+		if ((position & (BATCH - 1)) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	array_free_iterator(fit);
+	array_free_iterator(wit);
+	check_overflow(vote);
+	PG_RETURN_SIMHASH64(simhash_wvote_result(vote));
+}
+
+/* simhash_compute(bigint[]): the features are already hashed */
+Datum
+simhash_compute_hashes(PG_FUNCTION_ARGS)
+{
+	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(0);
+	SimhashVote vote;
+
+	simhash_check_array_dims(arr, "hashes");
+	simhash_vote_init(&vote);
+	if (!ARR_HASNULL(arr))
+	{
+		const uint64 *h = (const uint64 *) ARR_DATA_PTR(arr);
+		size_t		n = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+
+		while (n > 0)
+		{
+			size_t		chunk = Min(n, (size_t) 65536);
+
+			simhash_vote_add(&vote, h, chunk);
+			h += chunk;
+			n -= chunk;
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
+	else
+	{
+		ArrayIterator it = array_create_iterator(arr, 0, NULL);
+		Datum		value;
+		bool		isnull;
+		uint64		batch[BATCH];
+		int			nbatch = 0;
+
+		while (array_iterate(it, &value, &isnull))
+		{
+			if (isnull)
+				continue;
+			batch[nbatch++] = (uint64) DatumGetInt64(value);
+			if (nbatch == BATCH)
+			{
+				simhash_vote_add(&vote, batch, nbatch);
+				nbatch = 0;
+				CHECK_FOR_INTERRUPTS();
+			}
+		}
+		simhash_vote_add(&vote, batch, nbatch);
+		array_free_iterator(it);
+	}
+	PG_RETURN_SIMHASH64(simhash_vote_result(&vote));
+}
+
+/* simhash_hash(text): the feature hash, as a signed bigint */
+Datum
+simhash_hash(PG_FUNCTION_ARGS)
+{
+	text	   *t = PG_GETARG_TEXT_PP(0);
+
+	PG_RETURN_INT64((int64) simhash_text_hash(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t)));
+}
+
+void
+simhash_check_window(int32 window)
+{
+	if (window < 1 || window > SIMHASH_MAX_WINDOW)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("shingle window must be between 1 and %d, not %d",
+						SIMHASH_MAX_WINDOW, window)));
+}
+
+/*
+ * The text as UTF-8, and a buffer for its normalised form.  Large texts
+ * need a "huge" allocation: the buffer is twice the input.
+ */
+void
+simhash_text_prepare(text *t, const char **data, size_t *len, char **buf)
+{
+	const char *src = VARDATA_ANY(t);
+	int			srclen = VARSIZE_ANY_EXHDR(t);
+
+	*data = src;
+	*len = srclen;
+	if (needs_utf8_conversion())
+	{
+		*data = pg_server_to_any(src, srclen, PG_UTF8);
+		if (*data != src)
+			*len = strlen(*data);
+	}
+	*buf = MemoryContextAllocHuge(CurrentMemoryContext,
+								  simhash_tokenizer_bufsize(*len));
+}
+
+/* simhash(text, window): tokens -> shingles -> unweighted vote */
+Datum
+simhash_text(PG_FUNCTION_ARGS)
+{
+	text	   *t = PG_GETARG_TEXT_PP(0);
+	int32		window = PG_GETARG_INT32(1);
+	const char *data;
+	size_t		len;
+	char	   *buf;
+	size_t	   *ring;
+	SimhashShingler shingler;
+	SimhashVote vote;
+	uint64		batch[BATCH];
+	size_t		n;
+
+	simhash_check_window(window);
+	simhash_text_prepare(t, &data, &len, &buf);
+	ring = palloc(sizeof(size_t) * window);
+	simhash_shingler_init(&shingler, data, len, buf, window, ring);
+	simhash_vote_init(&vote);
+	while ((n = simhash_shingler_next(&shingler, batch, BATCH)) > 0)
+	{
+		simhash_vote_add(&vote, batch, n);
+		CHECK_FOR_INTERRUPTS();
+	}
+	pfree(buf);
+	pfree(ring);
+	PG_RETURN_SIMHASH64(simhash_vote_result(&vote));
+}
+
+/*
+ * simhash(tsvector): each lexeme votes with its number of positions (1 for
+ * a stripped tsvector).  Equals simhash_compute(lexemes, counts).
+ */
+Datum
+simhash_tsvector(PG_FUNCTION_ARGS)
+{
+	TSVector	tsv = PG_GETARG_TSVECTOR(0);
+	WordEntry  *entries = ARRPTR(tsv);
+	char	   *lexemes = STRPTR(tsv);
+	SimhashWeightedVote *vote = palloc(sizeof(SimhashWeightedVote));
+
+	simhash_wvote_init(vote);
+	for (int i = 0; i < tsv->size; i++)
+	{
+		WordEntry  *e = &entries[i];
+		uint64		count = e->haspos ? POSDATALEN(tsv, e) : 1;
+
+		simhash_wvote_add(vote, simhash_text_hash(lexemes + e->pos, e->len),
+						  simhash_weight_quantise((double) count));
+	}
+	PG_RETURN_SIMHASH64(simhash_wvote_result(vote));
+}

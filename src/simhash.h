@@ -1,0 +1,35 @@
+/*
+ * simhash.h
+ *		Declarations shared by the SQL-callable wrappers (the server side):
+ *		the simhash64 Datum conversions and helpers for feature input.
+ */
+#ifndef SIMHASH_H
+#define SIMHASH_H
+
+#include "postgres.h"
+#include "fmgr.h"
+#include "utils/array.h"
+
+/* simhash64 is an unsigned 64-bit value stored like int8, passed by value */
+typedef uint64 simhash64;
+
+#define DatumGetSimhash64(X)	((simhash64) DatumGetInt64(X))
+#define Simhash64GetDatum(X)	Int64GetDatum((int64) (X))
+#define PG_GETARG_SIMHASH64(n)	DatumGetSimhash64(PG_GETARG_DATUM(n))
+#define PG_RETURN_SIMHASH64(x)	return Simhash64GetDatum(x)
+
+/* simhash_distance is an int4-like value: the Hamming distance 0..64 */
+#define PG_RETURN_SIMHASH_DISTANCE(x)	PG_RETURN_INT32(x)
+
+/* compute.c: text in the server encoding to the UTF-8 feature hash */
+extern uint64 simhash_text_hash(const char *data, int len);
+
+/* compute.c: reject arrays that are not one-dimensional */
+extern void simhash_check_array_dims(ArrayType *arr, const char *what);
+
+/* compute.c: window validation, and a text as UTF-8 with a tokenizer buffer */
+extern void simhash_check_window(int32 window);
+extern void simhash_text_prepare(text *t, const char **data, size_t *len,
+								 char **buf);
+
+#endif							/* SIMHASH_H */

@@ -1,0 +1,310 @@
+/*
+ * tokenizer.c
+ *		The Unicode tokenizer and the shingler (see tokenizer.h for the rules
+ *		they implement).  Pure C: no PostgreSQL headers.
+ */
+#include "tokenizer.h"
+#include "unicode_table.h"
+
+#include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+/* classes in the BMP, built once from unicode_table.h; FOLDS flags a fold */
+#define CLASS_MASK 0x03
+#define HAS_FOLD 0x80
+static uint8_t bmp_class[65536];
+static bool bmp_ready = false;
+
+static void
+build_bmp_class(void)
+{
+	for (int c = 0; c < 128; c++)
+	{
+		if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z'))
+			bmp_class[c] = UC_WORD;
+		else if (c >= 'A' && c <= 'Z')
+			bmp_class[c] = UC_WORD | HAS_FOLD;
+	}
+	for (size_t i = 0; i < UNICODE_RANGES_COUNT; i++)
+	{
+		const UnicodeRange *r = &unicode_ranges[i];
+
+		for (uint32_t c = r->first; c <= r->last && c < 65536; c++)
+			bmp_class[c] = r->cls;
+	}
+	for (size_t i = 0; i < UNICODE_FOLDS_COUNT; i++)
+		if (unicode_folds[i].from < 65536)
+			bmp_class[unicode_folds[i].from] |= HAS_FOLD;
+	bmp_ready = true;
+}
+
+static int
+class_of(uint32_t c)
+{
+	size_t		lo = 0,
+				hi = UNICODE_RANGES_COUNT;
+
+	if (c < 65536)
+		return bmp_class[c] & CLASS_MASK;
+	while (lo < hi)
+	{
+		size_t		mid = (lo + hi) / 2;
+
+		if (c < unicode_ranges[mid].first)
+			hi = mid;
+		else if (c > unicode_ranges[mid].last)
+			lo = mid + 1;
+		else
+			return unicode_ranges[mid].cls;
+	}
+	return UC_SEP;
+}
+
+static uint32_t
+fold(uint32_t c)
+{
+	size_t		lo = 0,
+				hi = UNICODE_FOLDS_COUNT;
+
+	if (c < 128)
+		return (c >= 'A' && c <= 'Z') ? c + 32 : c;
+	if (c < 65536 && !(bmp_class[c] & HAS_FOLD))
+		return c;
+	while (lo < hi)
+	{
+		size_t		mid = (lo + hi) / 2;
+
+		if (c < unicode_folds[mid].from)
+			hi = mid;
+		else if (c > unicode_folds[mid].from)
+			lo = mid + 1;
+		else
+			return unicode_folds[mid].to;
+	}
+	return c;
+}
+
+/*
+ * Decode one UTF-8 character at p (n bytes available).  Returns its length,
+ * and sets *cp to the code point, or to UINT32_MAX for an invalid byte
+ * (overlong forms, surrogates, values above U+10FFFF, truncated sequences).
+ */
+static inline size_t
+decode(const unsigned char *p, size_t n, uint32_t *cp)
+{
+	unsigned char b = p[0];
+	uint32_t	c;
+	size_t		len;
+
+	if (b < 0x80)
+	{
+		*cp = b;
+		return 1;
+	}
+	if (b >= 0xC2 && b <= 0xDF)
+	{
+		len = 2;
+		c = b & 0x1F;
+	}
+	else if (b >= 0xE0 && b <= 0xEF)
+	{
+		len = 3;
+		c = b & 0x0F;
+	}
+	else if (b >= 0xF0 && b <= 0xF4)
+	{
+		len = 4;
+		c = b & 0x07;
+	}
+	else
+		goto invalid;
+	if (len > n)
+		goto invalid;
+	for (size_t i = 1; i < len; i++)
+	{
+		if ((p[i] & 0xC0) != 0x80)
+			goto invalid;
+		c = (c << 6) | (p[i] & 0x3F);
+	}
+	if ((len == 3 && (c < 0x800 || (c >= 0xD800 && c <= 0xDFFF))) ||
+		(len == 4 && (c < 0x10000 || c > 0x10FFFF)))
+		goto invalid;
+	*cp = c;
+	return len;
+
+invalid:
+	*cp = UINT32_MAX;
+	return 1;
+}
+
+static inline size_t
+encode(uint32_t c, char *out)
+{
+	if (c < 0x80)
+	{
+		out[0] = (char) c;
+		return 1;
+	}
+	if (c < 0x800)
+	{
+		out[0] = (char) (0xC0 | (c >> 6));
+		out[1] = (char) (0x80 | (c & 0x3F));
+		return 2;
+	}
+	if (c < 0x10000)
+	{
+		out[0] = (char) (0xE0 | (c >> 12));
+		out[1] = (char) (0x80 | ((c >> 6) & 0x3F));
+		out[2] = (char) (0x80 | (c & 0x3F));
+		return 3;
+	}
+	out[0] = (char) (0xF0 | (c >> 18));
+	out[1] = (char) (0x80 | ((c >> 12) & 0x3F));
+	out[2] = (char) (0x80 | ((c >> 6) & 0x3F));
+	out[3] = (char) (0x80 | (c & 0x3F));
+	return 4;
+}
+
+void
+simhash_tokenizer_init(SimhashTokenizer *t, const char *in, size_t inlen,
+					   char *out)
+{
+	if (!bmp_ready)
+		build_bmp_class();
+	t->in = (const unsigned char *) in;
+	t->inlen = inlen;
+	t->pos = 0;
+	t->out = out;
+	t->outlen = 0;
+}
+
+/* Read the character at the cursor: its class and folded code point. */
+static inline size_t
+peek(const SimhashTokenizer *t, uint32_t *cp, int *cls)
+{
+	size_t		len = decode(t->in + t->pos, t->inlen - t->pos, cp);
+	uint32_t	c = *cp;
+
+	if (c == UINT32_MAX)
+	{
+		*cls = UC_SEP;
+		return len;
+	}
+	if (c >= 0xFF01 && c <= 0xFF5E)
+		c -= 0xFEE0;			/* full-width ASCII */
+	*cls = class_of(c);
+	*cp = (*cls == UC_SEP) ? c : fold(c);
+	return len;
+}
+
+bool
+simhash_tokenizer_next(SimhashTokenizer *t, size_t *start, size_t *len)
+{
+	uint32_t	c;
+	int			cls;
+	size_t		n;
+	size_t		begin;
+	bool		single;
+
+	/* skip separators, and marks that follow no token */
+	for (;;)
+	{
+		if (t->pos >= t->inlen)
+			return false;
+		/* ASCII separators: the common case */
+		if (t->in[t->pos] < 0x80 && bmp_class[t->in[t->pos]] == UC_SEP)
+		{
+			t->pos++;
+			continue;
+		}
+		n = peek(t, &c, &cls);
+		if (cls == UC_WORD || cls == UC_SINGLE)
+			break;
+		t->pos += n;
+	}
+
+	if (t->outlen > 0)
+		t->out[t->outlen++] = ' ';
+	begin = t->outlen;
+	single = (cls == UC_SINGLE);
+	t->outlen += encode(c, t->out + t->outlen);
+	t->pos += n;
+
+	while (t->pos < t->inlen)
+	{
+		unsigned char b = t->in[t->pos];
+
+		/* ASCII inside a word: the common case */
+		if (b < 0x80)
+		{
+			uint8_t		k = bmp_class[b];
+
+			if ((k & CLASS_MASK) != UC_WORD || single)
+				break;
+			t->out[t->outlen++] = (k & HAS_FOLD) ? (char) (b + 32) : (char) b;
+			t->pos++;
+			continue;
+		}
+		n = peek(t, &c, &cls);
+		if (cls == UC_SEP || cls == UC_SINGLE || (single && cls == UC_WORD))
+			break;
+		t->outlen += encode(c, t->out + t->outlen);
+		t->pos += n;
+	}
+	*start = begin;
+	*len = t->outlen - begin;
+	return true;
+}
+
+uint64_t
+simhash_feature_hash(const void *data, size_t len)
+{
+	return XXH3_64bits(data, len);
+}
+
+void
+simhash_shingler_init(SimhashShingler *s, const char *in, size_t inlen,
+					  char *out, int window, size_t *ring)
+{
+	simhash_tokenizer_init(&s->tok, in, inlen, out);
+	s->window = window;
+	s->ring = ring;
+	s->ntokens = 0;
+	s->last_end = 0;
+	s->done = false;
+}
+
+size_t
+simhash_shingler_next(SimhashShingler *s, uint64_t *hashes, size_t max)
+{
+	size_t		produced = 0;
+	size_t		start,
+				len;
+	uint64_t	w = (uint64_t) s->window;
+
+	while (produced < max && !s->done)
+	{
+		if (!simhash_tokenizer_next(&s->tok, &start, &len))
+		{
+			s->done = true;
+			/* fewer tokens than the window: one shingle of them all */
+			if (s->ntokens > 0 && s->ntokens < w)
+				hashes[produced++] = simhash_feature_hash(s->tok.out + s->ring[0],
+														  s->last_end - s->ring[0]);
+			break;
+		}
+		s->ring[s->ntokens % w] = start;
+		s->ntokens++;
+		s->last_end = start + len;
+		if (s->ntokens >= w)
+		{
+			size_t		first = s->ring[s->ntokens % w];
+
+			hashes[produced++] = simhash_feature_hash(s->tok.out + first,
+													  s->last_end - first);
+		}
+	}
+	return produced;
+}

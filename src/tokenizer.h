@@ -1,0 +1,77 @@
+/*
+ * tokenizer.h
+ *		Text to features: the locale-independent Unicode tokenizer and the
+ *		shingler.  Pure C: no PostgreSQL headers.
+ *
+ * Tokens (fixed forever; stored fingerprints depend on them):
+ *	- input is UTF-8; each byte of an invalid sequence is a separator;
+ *	- full-width ASCII (U+FF01..U+FF5E) is read as ASCII;
+ *	- letters and digits (Unicode L*, N*) form words, combining marks (M*)
+ *	  extend the current token, everything else separates;
+ *	- letters of Han, Hiragana, Katakana, Hangul, Bopomofo, Thai, Lao, Khmer
+ *	  and Myanmar (scripts written without spaces) are a token each, with
+ *	  any combining marks that follow;
+ *	- every character is case-folded (Unicode simple case folding).
+ * Character classes and folding come from Unicode 15.0.0 (unicode_table.h).
+ *
+ * The tokenizer writes the normalised text: the tokens separated by single
+ * spaces.  A shingle of w tokens is then a substring of that buffer, equal
+ * to the tokens joined by ' ', and is hashed in place with XXH3-64 (seed 0).
+ */
+#ifndef SIMHASH_TOKENIZER_H
+#define SIMHASH_TOKENIZER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct SimhashTokenizer
+{
+	const unsigned char *in;	/* UTF-8 input */
+	size_t		inlen;
+	size_t		pos;			/* next input byte */
+	char	   *out;			/* normalised text, simhash_tokenizer_bufsize() */
+	size_t		outlen;			/* bytes written to out */
+} SimhashTokenizer;
+
+/* Output buffer size needed for an input of inlen bytes. */
+static inline size_t
+simhash_tokenizer_bufsize(size_t inlen)
+{
+	return 2 * inlen + 1;
+}
+
+extern void simhash_tokenizer_init(SimhashTokenizer *t, const char *in,
+								   size_t inlen, char *out);
+/* Next token as out[*start .. *start + *len); false at the end. */
+extern bool simhash_tokenizer_next(SimhashTokenizer *t, size_t *start,
+								   size_t *len);
+
+/* XXH3-64, seed 0: the feature hash. */
+extern uint64_t simhash_feature_hash(const void *data, size_t len);
+
+#define SIMHASH_MAX_WINDOW 1024
+
+/*
+ * Shingler: hashes of the overlapping windows of `window` tokens.  When the
+ * text has fewer tokens than the window (but at least one), one shingle of
+ * all its tokens.  ring must have room for `window` entries.
+ */
+typedef struct SimhashShingler
+{
+	SimhashTokenizer tok;
+	int			window;
+	size_t	   *ring;			/* start offsets of the last `window` tokens */
+	uint64_t	ntokens;
+	size_t		last_end;		/* end offset of the latest token */
+	bool		done;
+} SimhashShingler;
+
+extern void simhash_shingler_init(SimhashShingler *s, const char *in,
+								  size_t inlen, char *out, int window,
+								  size_t *ring);
+/* Up to max feature hashes into hashes[]; returns how many, 0 at the end. */
+extern size_t simhash_shingler_next(SimhashShingler *s, uint64_t *hashes,
+									size_t max);
+
+#endif							/* SIMHASH_TOKENIZER_H */

@@ -1,0 +1,180 @@
+/*
+ * type.c
+ *		The simhash64 type: text and binary I/O, unsigned comparison (btree
+ *		support), and casts to and from bit(64).  Equality, hashing and the
+ *		bigint casts reuse int8's functions (same 8-byte representation).
+ */
+#include "simhash.h"
+
+#include "lib/stringinfo.h"
+#include "libpq/pqformat.h"
+#include "utils/builtins.h"
+#include "utils/sortsupport.h"
+#include "utils/varbit.h"
+
+PG_FUNCTION_INFO_V1(simhash64_in);
+PG_FUNCTION_INFO_V1(simhash64_out);
+PG_FUNCTION_INFO_V1(simhash64_recv);
+PG_FUNCTION_INFO_V1(simhash64_send);
+PG_FUNCTION_INFO_V1(simhash64_lt);
+PG_FUNCTION_INFO_V1(simhash64_le);
+PG_FUNCTION_INFO_V1(simhash64_gt);
+PG_FUNCTION_INFO_V1(simhash64_ge);
+PG_FUNCTION_INFO_V1(simhash64_cmp);
+PG_FUNCTION_INFO_V1(simhash64_sortsupport);
+PG_FUNCTION_INFO_V1(simhash64_to_bit);
+PG_FUNCTION_INFO_V1(bit_to_simhash64);
+
+static inline bool
+is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static inline int
+hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* 16 hex digits, either case, optional 0x, surrounding whitespace */
+Datum
+simhash64_in(PG_FUNCTION_ARGS)
+{
+	char	   *str = PG_GETARG_CSTRING(0);
+	const char *p = str;
+	uint64		value = 0;
+	int			digits = 0;
+
+	while (is_space(*p))
+		p++;
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		p += 2;
+	for (; hex_value(*p) >= 0; p++, digits++)
+		value = (value << 4) | (uint64) hex_value(*p);
+	while (is_space(*p))
+		p++;
+	if (digits != 16 || *p != '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for type %s: \"%s\"",
+						"simhash64", str),
+				 errhint("A simhash64 is written as 16 hexadecimal digits, optionally prefixed by 0x.")));
+	PG_RETURN_SIMHASH64(value);
+}
+
+Datum
+simhash64_out(PG_FUNCTION_ARGS)
+{
+	simhash64	value = PG_GETARG_SIMHASH64(0);
+	static const char digits[] = "0123456789abcdef";
+	char	   *out = palloc(17);
+
+	for (int i = 15; i >= 0; i--)
+	{
+		out[i] = digits[value & 0xf];
+		value >>= 4;
+	}
+	out[16] = '\0';
+	PG_RETURN_CSTRING(out);
+}
+
+/* binary format: 8 bytes, network byte order (as int8) */
+Datum
+simhash64_recv(PG_FUNCTION_ARGS)
+{
+	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+
+	PG_RETURN_SIMHASH64((simhash64) pq_getmsgint64(buf));
+}
+
+Datum
+simhash64_send(PG_FUNCTION_ARGS)
+{
+	simhash64	value = PG_GETARG_SIMHASH64(0);
+	StringInfoData buf;
+
+	pq_begintypsend(&buf);
+	pq_sendint64(&buf, (int64) value);
+	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}
+
+/* ---- unsigned ordering ---- */
+
+#define SIMHASH64_CMP(name, op) \
+Datum \
+name(PG_FUNCTION_ARGS) \
+{ \
+	PG_RETURN_BOOL(PG_GETARG_SIMHASH64(0) op PG_GETARG_SIMHASH64(1)); \
+}
+
+SIMHASH64_CMP(simhash64_lt, <)
+SIMHASH64_CMP(simhash64_le, <=)
+SIMHASH64_CMP(simhash64_gt, >)
+SIMHASH64_CMP(simhash64_ge, >=)
+
+static inline int
+cmp_u64(uint64 a, uint64 b)
+{
+	return (a > b) - (a < b);
+}
+
+Datum
+simhash64_cmp(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32(cmp_u64(PG_GETARG_SIMHASH64(0), PG_GETARG_SIMHASH64(1)));
+}
+
+static int
+simhash64_fastcmp(Datum x, Datum y, SortSupport ssup)
+{
+	return cmp_u64(DatumGetSimhash64(x), DatumGetSimhash64(y));
+}
+
+Datum
+simhash64_sortsupport(PG_FUNCTION_ARGS)
+{
+	SortSupport ssup = (SortSupport) PG_GETARG_POINTER(0);
+
+	ssup->comparator = simhash64_fastcmp;
+	PG_RETURN_VOID();
+}
+
+/* ---- bit(64) casts: most significant bit first, as printed in hex ---- */
+
+Datum
+simhash64_to_bit(PG_FUNCTION_ARGS)
+{
+	simhash64	value = PG_GETARG_SIMHASH64(0);
+	int			len = VARBITTOTALLEN(64);
+	VarBit	   *result = (VarBit *) palloc0(len);
+
+	SET_VARSIZE(result, len);
+	VARBITLEN(result) = 64;
+	for (int i = 0; i < 8; i++)
+		VARBITS(result)[i] = (bits8) (value >> (56 - 8 * i));
+	PG_RETURN_VARBIT_P(result);
+}
+
+Datum
+bit_to_simhash64(PG_FUNCTION_ARGS)
+{
+	VarBit	   *arg = PG_GETARG_VARBIT_P(0);
+	simhash64	value = 0;
+
+	if (VARBITLEN(arg) != 64)
+		ereport(ERROR,
+				(errcode(ERRCODE_STRING_DATA_LENGTH_MISMATCH),
+				 errmsg("cannot cast bit string of length %d to simhash64",
+						VARBITLEN(arg)),
+				 errdetail("A simhash64 has exactly 64 bits.")));
+	for (int i = 0; i < 8; i++)
+		value = (value << 8) | VARBITS(arg)[i];
+	PG_RETURN_SIMHASH64(value);
+}
