@@ -17,7 +17,7 @@ OBJS = \
 	src/aggregate.o
 
 # pg_regress tests: sql/<name>.sql against expected/<name>.out
-REGRESS = type distance compute tokenizer aggregate bad_input
+REGRESS = type distance compute tokenizer aggregate encoding bad_input
 REGRESS_OPTS = --inputdir=. --outputdir=$(or $(REGRESS_OUTDIR),.)
 
 # xxHash comes from Debian's libxxhash-dev, used header-only (inlined).

@@ -92,6 +92,19 @@ CREATE OPERATOR CLASS simhash64_ops DEFAULT FOR TYPE simhash64 USING hash AS
 	FUNCTION 1 simhash64_hash(simhash64),
 	FUNCTION 2 simhash64_hash_extended(simhash64, bigint);
 
+CREATE FUNCTION simhash64_larger(simhash64, simhash64) RETURNS simhash64
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION simhash64_smaller(simhash64, simhash64) RETURNS simhash64
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE AGGREGATE min(simhash64) (
+	SFUNC = simhash64_smaller, STYPE = simhash64, SORTOP = <,
+	COMBINEFUNC = simhash64_smaller, PARALLEL = SAFE
+);
+CREATE AGGREGATE max(simhash64) (
+	SFUNC = simhash64_larger, STYPE = simhash64, SORTOP = >,
+	COMBINEFUNC = simhash64_larger, PARALLEL = SAFE
+);
+
 -- casts: bigint is bit-identical (two's complement); bit(64) is MSB first
 CREATE CAST (simhash64 AS bigint) WITHOUT FUNCTION;
 CREATE CAST (bigint AS simhash64) WITHOUT FUNCTION;
@@ -135,6 +148,19 @@ COMMENT ON TYPE simhash_distance IS 'Hamming distance between simhash64 values (
 
 CREATE CAST (simhash_distance AS integer) WITHOUT FUNCTION AS IMPLICIT;
 CREATE CAST (integer AS simhash_distance) WITHOUT FUNCTION AS ASSIGNMENT;
+-- PostgreSQL does not chain casts: (a <~> b)::bigint etc. need their own
+CREATE FUNCTION simhash_distance_to_int8(simhash_distance) RETURNS bigint
+	AS 'int48' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION simhash_distance_to_int2(simhash_distance) RETURNS smallint
+	AS 'i4toi2' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION simhash_distance_to_numeric(simhash_distance) RETURNS numeric
+	AS 'int4_numeric' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION simhash_distance_to_float8(simhash_distance) RETURNS double precision
+	AS 'i4tod' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE CAST (simhash_distance AS bigint) WITH FUNCTION simhash_distance_to_int8(simhash_distance) AS ASSIGNMENT;
+CREATE CAST (simhash_distance AS smallint) WITH FUNCTION simhash_distance_to_int2(simhash_distance) AS ASSIGNMENT;
+CREATE CAST (simhash_distance AS numeric) WITH FUNCTION simhash_distance_to_numeric(simhash_distance) AS ASSIGNMENT;
+CREATE CAST (simhash_distance AS double precision) WITH FUNCTION simhash_distance_to_float8(simhash_distance) AS ASSIGNMENT;
 
 CREATE FUNCTION simhash64_distance(simhash64, simhash64) RETURNS simhash_distance
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;

@@ -22,6 +22,8 @@ PG_FUNCTION_INFO_V1(simhash64_gt);
 PG_FUNCTION_INFO_V1(simhash64_ge);
 PG_FUNCTION_INFO_V1(simhash64_cmp);
 PG_FUNCTION_INFO_V1(simhash64_sortsupport);
+PG_FUNCTION_INFO_V1(simhash64_larger);
+PG_FUNCTION_INFO_V1(simhash64_smaller);
 PG_FUNCTION_INFO_V1(simhash64_to_bit);
 PG_FUNCTION_INFO_V1(bit_to_simhash64);
 
@@ -144,6 +146,19 @@ simhash64_sortsupport(PG_FUNCTION_ARGS)
 
 	ssup->comparator = simhash64_fastcmp;
 	PG_RETURN_VOID();
+}
+
+/* for min() and max() */
+Datum
+simhash64_larger(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_SIMHASH64(Max(PG_GETARG_SIMHASH64(0), PG_GETARG_SIMHASH64(1)));
+}
+
+Datum
+simhash64_smaller(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_SIMHASH64(Min(PG_GETARG_SIMHASH64(0), PG_GETARG_SIMHASH64(1)));
 }
 
 /* ---- bit(64) casts: most significant bit first, as printed in hex ---- */

@@ -1,0 +1,192 @@
+/*
+ * test_tokenizer.c: unit tests of the tokenizer and shingler
+ * (src/tokenizer.c), outside the server.  Prints "N passed, N failed".
+ */
+#include "tokenizer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int	passed,
+			failed;
+
+/* tokens of `in` joined by '|' */
+static char *
+tokens(const char *in, size_t len)
+{
+	char	   *buf = malloc(simhash_tokenizer_bufsize(len));
+	char	   *res = malloc(simhash_tokenizer_bufsize(len) + 1);
+	SimhashTokenizer t;
+	size_t		start,
+				n,
+				r = 0;
+
+	simhash_tokenizer_init(&t, in, len, buf);
+	while (simhash_tokenizer_next(&t, &start, &n))
+	{
+		if (r > 0)
+			res[r++] = '|';
+		memcpy(res + r, buf + start, n);
+		r += n;
+	}
+	res[r] = '\0';
+	free(buf);
+	return res;
+}
+
+static void
+expect(const char *in, const char *want)
+{
+	char	   *got = tokens(in, strlen(in));
+
+	if (strcmp(got, want) == 0)
+		passed++;
+	else
+	{
+		failed++;
+		printf("FAIL tokens(\"%s\"): got \"%s\", want \"%s\"\n", in, got, want);
+	}
+	free(got);
+}
+
+static uint64_t rng = 7;
+static uint64_t
+next(void)
+{
+	uint64_t	z = (rng += UINT64_C(0x9E3779B97F4A7C15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+int
+main(void)
+{
+	expect("", "");
+	expect("  \t\n ,.;!? ", "");
+	expect("Hello, World!", "hello|world");
+	expect("don't stop-me now3.14", "don|t|stop|me|now3|14");
+	expect("ÉCOLE Straße ΣΊΣΥΦΟΣ", "école|straße|σίσυφοσ");
+	expect("中文分词", "中|文|分|词");
+	expect("abc中文def", "abc|中|文|def");
+	expect("ひらがな カタカナー", "ひ|ら|が|な|カ|タ|カ|ナ|ー");
+	expect("한국어 텍스트", "한|국|어|텍|스|트");
+	expect("ภาษาไทย", "ภ|า|ษ|า|ไ|ท|ย");
+	expect("กิน", "กิ|น");				/* Thai vowel mark stays with its letter */
+	expect("ＦＵＬＬ　ｗｉｄｔｈ１２", "full|width12");	/* full-width ASCII, ideographic space */
+	expect("e\xcc\x81t\xc3\xa9", "e\xcc\x81t\xc3\xa9");	/* combining acute extends the word */
+	expect("\xcc\x81" "abc", "abc");	/* a mark that follows no token is dropped */
+	expect("caf\xff\xfe" "e", "caf|e");	/* invalid bytes separate */
+	expect("a\xc0\xaf" "b", "a|b");		/* overlong form */
+	expect("a\xed\xa0\x80" "b", "a|b");	/* surrogate */
+	expect("a\xe4\xb8", "a");			/* truncated sequence */
+	expect("\xf0\x9f\x98\x80smile", "smile");	/* emoji separates */
+	expect("\xf0\xa0\x80\x80\xf0\xa0\x80\x81", "\xf0\xa0\x80\x80|\xf0\xa0\x80\x81");	/* CJK ext. B */
+	expect("Ⅻ ①② x²", "ⅻ|①②|x²");
+	expect("\xe2\x84\xaa" "elvin", "kelvin");	/* KELVIN SIGN folds to k */
+
+	/* output never exceeds the buffer bound; random bytes and random UTF-8 */
+	for (int round = 0; round < 20000; round++)
+	{
+		size_t		len = next() % 64;
+		char		in[64];
+		char	   *buf = malloc(simhash_tokenizer_bufsize(len) + 16);
+		SimhashTokenizer t;
+		size_t		start,
+					n;
+		static const char *pieces[] = {"a", "Ⱥ", "中", " ", "\xcc\x81", "ǅ", "Ａ", "\xff", "ก"};
+
+		if (round % 2)
+			for (size_t k = 0; k < len; k++)
+				in[k] = (char) next();
+		else
+		{
+			size_t		k = 0;
+
+			while (k < len)
+			{
+				const char *p = pieces[next() % 9];
+				size_t		pl = strlen(p);
+
+				if (k + pl > len)
+					break;
+				memcpy(in + k, p, pl);
+				k += pl;
+			}
+			len = k;
+		}
+		memset(buf, 0x5a, simhash_tokenizer_bufsize(len) + 16);
+		simhash_tokenizer_init(&t, in, len, buf);
+		while (simhash_tokenizer_next(&t, &start, &n))
+			;
+		if (t.outlen <= simhash_tokenizer_bufsize(len) && buf[simhash_tokenizer_bufsize(len)] == 0x5a)
+			passed++;
+		else
+		{
+			failed++;
+			printf("FAIL buffer bound: in %zu bytes, out %zu bytes\n", len, t.outlen);
+		}
+		free(buf);
+	}
+
+	/* shingles: hashes of the tokens joined by one space */
+	{
+		const char *text = "One two, THREE four five";
+		const char *want3[] = {"one two three", "two three four", "three four five"};
+		char		buf[128];
+		size_t		ring[8];
+		uint64_t	h[8];
+		SimhashShingler s;
+		size_t		n;
+
+		simhash_shingler_init(&s, text, strlen(text), buf, 3, ring);
+		n = simhash_shingler_next(&s, h, 8);
+		passed += (n == 3);
+		for (size_t i = 0; i < 3 && i < n; i++)
+		{
+			if (h[i] == simhash_feature_hash(want3[i], strlen(want3[i])))
+				passed++;
+			else
+			{
+				failed++;
+				printf("FAIL shingle %zu\n", i);
+			}
+		}
+		if (n != 3)
+		{
+			failed++;
+			printf("FAIL shingle count %zu\n", n);
+		}
+		/* fewer tokens than the window: one shingle of all */
+		simhash_shingler_init(&s, "Just two", 8, buf, 5, ring);
+		n = simhash_shingler_next(&s, h, 8);
+		if (n == 1 && h[0] == simhash_feature_hash("just two", 8))
+			passed++;
+		else
+		{
+			failed++;
+			printf("FAIL short text shingle\n");
+		}
+		simhash_shingler_init(&s, " ,. ", 4, buf, 5, ring);
+		if (simhash_shingler_next(&s, h, 8) == 0)
+			passed++;
+		else
+		{
+			failed++;
+			printf("FAIL no tokens, no shingles\n");
+		}
+		/* XXH3-64 seed 0 known answer: empty input */
+		if (simhash_feature_hash("", 0) == UINT64_C(0x2D06800538D394C2))
+			passed++;
+		else
+		{
+			failed++;
+			printf("FAIL XXH3 empty = %016llx\n", (unsigned long long) simhash_feature_hash("", 0));
+		}
+	}
+
+	printf("test_tokenizer: %d passed, %d failed\n", passed, failed);
+	return failed != 0;
+}
