@@ -17,6 +17,9 @@
 static uint8_t bmp_class[65536];
 static bool bmp_ready = false;
 
+/* ASCII: 0 for a separator, else the byte case-folded */
+static uint8_t ascii_map[128];
+
 static void
 build_bmp_class(void)
 {
@@ -37,6 +40,9 @@ build_bmp_class(void)
 	for (size_t i = 0; i < UNICODE_FOLDS_COUNT; i++)
 		if (unicode_folds[i].from < 65536)
 			bmp_class[unicode_folds[i].from] |= HAS_FOLD;
+	for (int c = 0; c < 128; c++)
+		ascii_map[c] = (bmp_class[c] == UC_SEP) ? 0 :
+			(c >= 'A' && c <= 'Z') ? (uint8_t) (c + 32) : (uint8_t) c;
 	bmp_ready = true;
 }
 
@@ -91,7 +97,7 @@ fold(uint32_t c)
  * and sets *cp to the code point, or to UINT32_MAX for an invalid byte
  * (overlong forms, surrogates, values above U+10FFFF, truncated sequences).
  */
-static inline size_t
+static inline __attribute__((always_inline)) size_t
 decode(const unsigned char *p, size_t n, uint32_t *cp)
 {
 	unsigned char b = p[0];
@@ -181,7 +187,7 @@ simhash_tokenizer_init(SimhashTokenizer *t, const char *in, size_t inlen,
 }
 
 /* Read the character at the cursor: its class and folded code point. */
-static inline size_t
+static inline __attribute__((always_inline)) size_t
 peek(const SimhashTokenizer *t, uint32_t *cp, int *cls)
 {
 	size_t		len = decode(t->in + t->pos, t->inlen - t->pos, cp);
@@ -199,63 +205,100 @@ peek(const SimhashTokenizer *t, uint32_t *cp, int *cls)
 	return len;
 }
 
-bool
-simhash_tokenizer_next(SimhashTokenizer *t, size_t *start, size_t *len)
+static inline bool
+tokenizer_next(SimhashTokenizer *t, size_t *start, size_t *len)
 {
-	uint32_t	c;
-	int			cls;
-	size_t		n;
+	/* cursor state in locals: stores through char * would force reloads */
+	const unsigned char *in = t->in;
+	size_t		inlen = t->inlen;
+	size_t		pos = t->pos;
+	char	   *out = t->out;
+	size_t		outlen = t->outlen;
+	uint32_t	c = 0;
+	int			cls = UC_SEP;
+	size_t		n = 0;
 	size_t		begin;
-	bool		single;
 
 	/* skip separators, and marks that follow no token */
 	for (;;)
 	{
-		if (t->pos >= t->inlen)
-			return false;
-		/* ASCII separators: the common case */
-		if (t->in[t->pos] < 0x80 && bmp_class[t->in[t->pos]] == UC_SEP)
+		if (pos >= inlen)
 		{
-			t->pos++;
-			continue;
+			t->pos = pos;
+			return false;
 		}
+		/* ASCII: the common case */
+		if (in[pos] < 0x80)
+		{
+			if (ascii_map[in[pos]] == 0)
+			{
+				pos++;
+				continue;
+			}
+			break;
+		}
+		t->pos = pos;
 		n = peek(t, &c, &cls);
 		if (cls == UC_WORD || cls == UC_SINGLE)
 			break;
-		t->pos += n;
+		pos += n;
 	}
 
-	if (t->outlen > 0)
-		t->out[t->outlen++] = ' ';
-	begin = t->outlen;
-	single = (cls == UC_SINGLE);
-	t->outlen += encode(c, t->out + t->outlen);
-	t->pos += n;
+	if (outlen > 0)
+		out[outlen++] = ' ';
+	begin = outlen;
 
-	while (t->pos < t->inlen)
+	if (in[pos] >= 0x80 && cls == UC_SINGLE)
 	{
-		unsigned char b = t->in[t->pos];
-
-		/* ASCII inside a word: the common case */
-		if (b < 0x80)
+		/* a letter of a script without spaces, with its marks */
+		outlen += encode(c, out + outlen);
+		pos += n;
+		while (pos < inlen && in[pos] >= 0x80)
 		{
-			uint8_t		k = bmp_class[b];
-
-			if ((k & CLASS_MASK) != UC_WORD || single)
+			t->pos = pos;
+			n = peek(t, &c, &cls);
+			if (cls != UC_MARK)
 				break;
-			t->out[t->outlen++] = (k & HAS_FOLD) ? (char) (b + 32) : (char) b;
-			t->pos++;
-			continue;
+			outlen += encode(c, out + outlen);
+			pos += n;
 		}
-		n = peek(t, &c, &cls);
-		if (cls == UC_SEP || cls == UC_SINGLE || (single && cls == UC_WORD))
-			break;
-		t->outlen += encode(c, t->out + t->outlen);
-		t->pos += n;
 	}
+	else
+	{
+		/* a word: letters, digits and marks */
+		while (pos < inlen)
+		{
+			unsigned char b = in[pos];
+
+			if (b < 0x80)
+			{
+				uint8_t		k = ascii_map[b];
+
+				if (k == 0)
+					break;
+				out[outlen++] = (char) k;
+				pos++;
+				continue;
+			}
+			t->pos = pos;
+			n = peek(t, &c, &cls);
+			if (cls == UC_SEP || cls == UC_SINGLE)
+				break;
+			outlen += encode(c, out + outlen);
+			pos += n;
+		}
+	}
+	t->pos = pos;
+	t->outlen = outlen;
 	*start = begin;
-	*len = t->outlen - begin;
+	*len = outlen - begin;
 	return true;
+}
+
+bool
+simhash_tokenizer_next(SimhashTokenizer *t, size_t *start, size_t *len)
+{
+	return tokenizer_next(t, start, len);
 }
 
 uint64_t
@@ -271,6 +314,7 @@ simhash_shingler_init(SimhashShingler *s, const char *in, size_t inlen,
 	simhash_tokenizer_init(&s->tok, in, inlen, out);
 	s->window = window;
 	s->ring = ring;
+	s->next = 0;
 	s->ntokens = 0;
 	s->last_end = 0;
 	s->done = false;
@@ -286,7 +330,7 @@ simhash_shingler_next(SimhashShingler *s, uint64_t *hashes, size_t max)
 
 	while (produced < max && !s->done)
 	{
-		if (!simhash_tokenizer_next(&s->tok, &start, &len))
+		if (!tokenizer_next(&s->tok, &start, &len))
 		{
 			s->done = true;
 			/* fewer tokens than the window: one shingle of them all */
@@ -295,12 +339,15 @@ simhash_shingler_next(SimhashShingler *s, uint64_t *hashes, size_t max)
 														  s->last_end - s->ring[0]);
 			break;
 		}
-		s->ring[s->ntokens % w] = start;
+		/* ring[next] holds the oldest of the last `window` token starts */
+		s->ring[s->next] = start;
+		if (++s->next == s->window)
+			s->next = 0;
 		s->ntokens++;
 		s->last_end = start + len;
 		if (s->ntokens >= w)
 		{
-			size_t		first = s->ring[s->ntokens % w];
+			size_t		first = s->ring[s->next];
 
 			hashes[produced++] = simhash_feature_hash(s->tok.out + first,
 													  s->last_end - first);

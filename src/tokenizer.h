@@ -62,6 +62,7 @@ typedef struct SimhashShingler
 	SimhashTokenizer tok;
 	int			window;
 	size_t	   *ring;			/* start offsets of the last `window` tokens */
+	int			next;			/* where the next token start goes */
 	uint64_t	ntokens;
 	size_t		last_end;		/* end offset of the latest token */
 	bool		done;

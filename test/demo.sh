@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# test/demo.sh: the main job, from a fresh Debian 12 machine.  Installs what
+# is missing, builds and installs the extension, starts a throwaway cluster,
+# loads a real corpus (the PostgreSQL 15 HTML manual and the copyright files
+# of every installed Debian package), fingerprints it with simhash(), and
+# prints the near-duplicate pairs it finds with their distances.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+cd "$SIMHASH_ROOT"
+
+ensure_packages postgresql-doc-15
+build_install
+start_cluster
+
+files=$(mktemp)
+{ ls /usr/share/doc/postgresql-doc-15/html/*.html; ls /usr/share/doc/*/copyright; } >"$files"
+say "loading $(wc -l <"$files") documents"
+
+psql -X -q -v ON_ERROR_STOP=1 <<SQL
+CREATE EXTENSION simhash;
+CREATE TABLE docs (id bigserial PRIMARY KEY, name text NOT NULL, body text NOT NULL, h simhash64);
+\copy docs (name, body) FROM PROGRAM 'xargs -a $files perl test/load_files.pl' WITH (FORMAT csv)
+SQL
+rm -f "$files"
+
+psql -X -v ON_ERROR_STOP=1 <<'SQL'
+\timing on
+UPDATE docs SET h = simhash(body);
+\timing off
+SELECT count(*) AS documents, pg_size_pretty(sum(octet_length(body))) AS text FROM docs;
+
+\echo 'Near-duplicate pairs (at most 3 bits apart), by distance:'
+SELECT a.h <~> b.h AS bits, count(*) AS pairs
+FROM docs a JOIN docs b ON a.id < b.id AND a.h <~> b.h <= 3
+GROUP BY 1 ORDER BY 1;
+
+\echo 'Pairs 1 to 3 bits apart (near, not exact, duplicates):'
+SELECT a.h <~> b.h AS bits,
+       regexp_replace(a.name, '^/usr/share/doc/', '') AS doc_a,
+       regexp_replace(b.name, '^/usr/share/doc/', '') AS doc_b,
+       octet_length(a.body) AS bytes_a, octet_length(b.body) AS bytes_b
+FROM docs a JOIN docs b ON a.id < b.id AND a.h <~> b.h BETWEEN 1 AND 3
+ORDER BY bits, doc_a, doc_b
+LIMIT 30;
+SQL
