@@ -45,15 +45,17 @@ stop_cluster
 
 # 3. TAP tests (PostgreSQL::Test::Cluster starts its own clusters)
 if ls test/t/*.pl >/dev/null 2>&1; then
+	# the scripts are copied: the checkout may not be readable by postgres
 	tapdir=$(mktemp -d /tmp/simhash-tap.XXXXXX)
-	[ "$(id -u)" -eq 0 ] && chown postgres "$tapdir"
-	as_cluster_user env TESTDIR="$tapdir" PATH="$PGBIN:$PATH" \
+	cp -r test/t "$tapdir/t"
+	[ "$(id -u)" -eq 0 ] && chown -R postgres "$tapdir"
+	(cd "$tapdir" && as_cluster_user env TESTDIR="$tapdir" PATH="$PGBIN:$PATH" \
 		PG_REGRESS="$(dirname "$(pg_config --pgxs)")/../test/regress/pg_regress" \
-		prove -I "$(dirname "$(pg_config --pgxs)")/../test/perl" test/t/*.pl >"$tapdir/prove.log" 2>&1
+		prove -I "$(dirname "$(pg_config --pgxs)")/../test/perl" t/*.pl) >"$tapdir/prove.log" 2>&1
 	rc=$?
 	cat "$tapdir/prove.log" >&2
-	t_ok=$(grep -cE '^test/t/.*\bok$' "$tapdir/prove.log" || true)
-	t_bad=$(grep -cE '^test/t/.*(Dubious|Failed|not ok)' "$tapdir/prove.log" || true)
+	t_ok=$(grep -cE '^t/.*\bok$' "$tapdir/prove.log" || true)
+	t_bad=$(grep -cE '^t/.*(Dubious|Failed|not ok)' "$tapdir/prove.log" || true)
 	[ $rc -ne 0 ] && [ "$t_bad" -eq 0 ] && t_bad=1
 	passed=$((passed + t_ok)); failed=$((failed + t_bad))
 	[ $rc -eq 0 ] && rm -rf "$tapdir"
