@@ -12,6 +12,7 @@ OBJS = \
 	src/distance.o \
 	src/vote.o \
 	src/tokenizer.o \
+	src/tfweight.o \
 	src/compute.o \
 	src/text_features.o \
 	src/aggregate.o

@@ -5,8 +5,8 @@
 set -euo pipefail
 source "$(dirname "$0")/../test/lib.sh"
 cd "$SIMHASH_ROOT"
-ensure_packages
-[ -f bench/data/corpus_big.csv ] || /usr/bin/python3 bench/corpus.py
+ensure_packages python3 $(/usr/bin/python3 bench/corpus.py --print-packages)
+/usr/bin/python3 bench/corpus.py --if-needed
 build_install
 start_cluster "shared_buffers = '2GB'" "max_parallel_workers_per_gather = 0" "jit = off"
 
@@ -37,8 +37,8 @@ SELECT f, lang, mb, ms, ms / md5_ms AS ratio FROM
 	LATERAL (SELECT best_ms(format('SELECT count(md5(body)) FROM t WHERE %s', CASE WHEN lang IS NULL THEN 'true' ELSE format('lang = %L', lang) END)) AS md5_ms) m,
 	LATERAL (VALUES ('md5(body)', 'md5(body)'),
 	                ('simhash(body)', 'simhash(body)'),
-	                ('simhash(body, 1)', 'simhash(body, 1)'),
-	                ('simhash(body, 4)', 'simhash(body, 4)'),
+	                ('simhash(body, 3)', 'simhash(body, 3)'),
+	                ('simhash_compute(simhash_tokens(body))', 'simhash_compute(simhash_tokens(body))'),
 	                ('length(body)', 'length(body)')) v(f, e),
 	LATERAL (SELECT best_ms(format('SELECT count(%s) FROM t WHERE %s', e, CASE WHEN lang IS NULL THEN 'true' ELSE format('lang = %L', lang) END)) AS ms) s;
 SELECT f AS function, coalesce(lang, 'all') AS lang, round(ms) AS ms,

@@ -1,9 +1,10 @@
 /*
  * bench/text_bench.c: throughput of the text pipeline (tokenizer, shingler,
- * vote) outside the server, on documents read from a file (one per line
+ * tf counting, weighted vote) outside the server, on documents read from a file (one per line
  * group, split at 4 KB).  Usage: text_bench FILE [window]
  */
 #define _POSIX_C_SOURCE 199309L
+#include "tfweight.h"
 #include "tokenizer.h"
 #include "vote.h"
 
@@ -11,6 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+static void *
+zalloc(size_t n)
+{
+	return calloc(1, n);
+}
 
 static double
 now(void)
@@ -25,7 +32,7 @@ int
 main(int argc, char **argv)
 {
 	FILE	   *f = fopen(argv[1], "rb");
-	int			window = argc > 2 ? atoi(argv[2]) : 3;
+	int			window = argc > 2 ? atoi(argv[2]) : 1;
 	size_t		cap = 1 << 28,
 				len;
 	char	   *data = malloc(cap);
@@ -44,14 +51,15 @@ main(int argc, char **argv)
 		{
 			size_t		n = len - off < 4096 ? len - off : 4096;
 			SimhashShingler s;
-			SimhashVote v;
+			SimhashFeatureCounts c;
 			size_t		k;
 
 			simhash_shingler_init(&s, data + off, n, buf, window, ring);
-			simhash_vote_init(&v);
-			while ((k = simhash_shingler_next(&s, batch, 1024)) > 0)
-				simhash_vote_add(&v, batch, k);
-			acc ^= simhash_vote_result(&v);
+			simhash_counts_init(&c, n / 8, zalloc, free);
+			while ((k = simhash_shingler_next(&s, batch, NULL, 1024)) > 0)
+				simhash_counts_add(&c, batch, k);
+			acc ^= simhash_counts_fingerprint(&c);
+			simhash_counts_free(&c);
 		}
 		t0 = now() - t0;
 		if (t0 < best)

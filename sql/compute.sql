@@ -55,7 +55,13 @@ SELECT simhash_compute(NULL::text[]), simhash_compute(NULL::bigint[]), simhash_c
 -- bounds of an array do not matter
 SELECT simhash_compute('[5:7]={a,b,c}'::text[]) = simhash_compute(ARRAY['a', 'b', 'c']);
 
--- simhash(text, window) = simhash_compute(simhash_shingle(simhash_tokens(text), window))
+-- simhash(text, window): each distinct shingle votes once with weight
+-- bitlen(n^2) = 1 + floor(2 log2 n) for n occurrences.  A reference in SQL:
+CREATE FUNCTION ref_simhash(body text, w int) RETURNS simhash64 LANGUAGE sql AS $$
+	SELECT coalesce(simhash_compute(array_agg(f),
+	                array_agg(length(ltrim((n * n)::bit(64)::text, '0'))::real)), '0000000000000000')
+	FROM (SELECT f, count(*) AS n FROM unnest(simhash_shingle(simhash_tokens(body), w)) f GROUP BY f) s
+$$;
 CREATE TEMP TABLE texts (id int, body text);
 INSERT INTO texts VALUES
 	(1, 'The quick brown fox jumps over the lazy dog.'),
@@ -67,17 +73,27 @@ INSERT INTO texts VALUES
 	(7, 'word'),
 	(8, 'ภาษาไทยไม่มีการเว้นวรรคระหว่างคำ'),
 	(9, 'にほんごのテキストです'),
-	(10, repeat('Lorem ipsum dolor sit amet, consectetur adipiscing elit. ', 2000) || 'The end.');
-SELECT id, w, simhash(body, w) = simhash_compute(simhash_shingle(simhash_tokens(body), w)) AS same
-	FROM texts, generate_series(1, 6) w WHERE simhash(body, w) <> simhash_compute(simhash_shingle(simhash_tokens(body), w));
-SELECT count(*) FROM texts, generate_series(1, 6) w
-	WHERE simhash(body, w) = simhash_compute(simhash_shingle(simhash_tokens(body), w));
+	(10, repeat('Lorem ipsum dolor sit amet, consectetur adipiscing elit. ', 2000) || 'The end.'),
+	(11, 'a a a a b b c the the the the the the the the the the the the the the the the the');
+SELECT id, w FROM texts, generate_series(1, 6) w WHERE simhash(body, w) <> ref_simhash(body, w);
+SELECT count(*) FROM texts, generate_series(1, 6) w WHERE simhash(body, w) = ref_simhash(body, w);
+-- simhash_features lists exactly what is voted
+SELECT count(*) FROM texts, generate_series(1, 4) w
+	WHERE simhash(body, w) = coalesce((SELECT simhash_compute(array_agg(feature), array_agg(weight)::real[])
+	                                   FROM simhash_features(body, w)), '0000000000000000');
+SELECT * FROM simhash_features('a a a a b b c the the the the the the the the the the the the the the the the the');
+SELECT * FROM simhash_features('The cat saw the other cat', 2);
+SELECT * FROM simhash_features('');
+-- weight 1 for every feature seen once: then simhash equals the unweighted vote
+SELECT simhash('one two three four', 2) = simhash_compute(simhash_shingle(simhash_tokens('one two three four'), 2));
 
 -- pinned fingerprints: English, same text reformatted, Chinese, mixed, empty,
--- whitespace-only, one word, Thai, Japanese, very long (about 110 KB)
-SELECT id, simhash(body) AS default_window, simhash(body, 1) AS w1, simhash(body, 4) AS w4
+-- whitespace-only, one word, Thai, Japanese, very long (about 110 KB), repeats
+SELECT id, simhash(body) AS default_window, simhash(body, 2) AS w2, simhash(body, 4) AS w4
 	FROM texts ORDER BY id;
-SELECT simhash(repeat('Lorem ipsum ', 1)) <~> simhash(repeat('Lorem ipsum ', 3)) AS repetition;
+SELECT simhash(body) = simhash(body, 1) FROM texts WHERE id = 1;
+SELECT simhash(repeat('Lorem ipsum ', 1)) <~> simhash(repeat('Lorem ipsum ', 3)) AS repetition,
+       simhash('Lorem ipsum') <~> simhash('Lorem ipsum', 2) AS windows;
 SELECT a.id, b.id, simhash(a.body) <~> simhash(b.body) AS d FROM texts a JOIN texts b ON a.id < b.id
 	WHERE a.id IN (1, 3) ORDER BY 1, 2;
 

@@ -542,10 +542,15 @@ CREATE FUNCTION simhash_shingle(text[], "window" integer DEFAULT 4) RETURNS text
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 10;
 COMMENT ON FUNCTION simhash_shingle(text[], integer) IS 'overlapping windows of tokens, joined by a space';
 
-CREATE FUNCTION simhash(body text, "window" integer DEFAULT 3) RETURNS simhash64
+CREATE FUNCTION simhash(body text, "window" integer DEFAULT 1) RETURNS simhash64
 	AS 'MODULE_PATHNAME', 'simhash_text'
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 10;
-COMMENT ON FUNCTION simhash(text, integer) IS 'simhash of a text: tokens, shingles, bit vote';
+COMMENT ON FUNCTION simhash(text, integer) IS 'simhash of a text: distinct shingles of tokens, weighted by 1 + floor(2 log2(count))';
+
+CREATE FUNCTION simhash_features(body text, "window" integer DEFAULT 1,
+		OUT feature text, OUT count integer, OUT weight integer) RETURNS SETOF record
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 10 ROWS 100;
+COMMENT ON FUNCTION simhash_features(text, integer) IS 'the weighted features simhash(text) votes with';
 
 CREATE FUNCTION simhash(tsvector) RETURNS simhash64
 	AS 'MODULE_PATHNAME', 'simhash_tsvector'
@@ -592,3 +597,4 @@ CREATE AGGREGATE simhash_agg(text, real) (
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE simhash_agg(text, real) IS 'simhash of weighted feature rows';
+

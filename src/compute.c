@@ -3,7 +3,7 @@
  *		SQL-callable fingerprint functions: simhash_compute() over text[],
  *		text[] with real[] weights and bigint[] (pre-hashed features),
  *		simhash_hash(), simhash(text, window) and simhash(tsvector).  The
- *		algorithms themselves are in vote.c and tokenizer.c.
+ *		algorithms themselves are in vote.c, tokenizer.c and tfweight.c.
  */
 #include "simhash.h"
 
@@ -15,6 +15,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
+#include "tfweight.h"
 #include "tokenizer.h"
 #include "vote.h"
 
@@ -265,7 +266,25 @@ simhash_text_prepare(text *t, const char **data, size_t *len, char **buf)
 								  simhash_tokenizer_bufsize(*len));
 }
 
-/* simhash(text, window): tokens -> shingles -> unweighted vote */
+/* zeroed "huge" memory for the feature counts (pure C callback) */
+void *
+simhash_palloc0_huge(size_t size)
+{
+	return MemoryContextAllocExtended(CurrentMemoryContext, size,
+									  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+}
+
+void
+simhash_pfree(void *p)
+{
+	pfree(p);
+}
+
+/*
+ * simhash(text, window): tokens -> shingles -> each distinct shingle votes
+ * once with weight bitlen(n^2) for n occurrences (tfweight.h).  Equals
+ * simhash_compute(features, weights) over simhash_features(text, window).
+ */
 Datum
 simhash_text(PG_FUNCTION_ARGS)
 {
@@ -276,23 +295,26 @@ simhash_text(PG_FUNCTION_ARGS)
 	char	   *buf;
 	size_t	   *ring;
 	SimhashShingler shingler;
-	SimhashVote vote;
+	SimhashFeatureCounts counts;
 	uint64		batch[BATCH];
+	uint64		result;
 	size_t		n;
 
 	simhash_check_window(window);
 	simhash_text_prepare(t, &data, &len, &buf);
 	ring = palloc(sizeof(size_t) * window);
 	simhash_shingler_init(&shingler, data, len, buf, window, ring);
-	simhash_vote_init(&vote);
-	while ((n = simhash_shingler_next(&shingler, batch, BATCH)) > 0)
+	simhash_counts_init(&counts, len / 8, simhash_palloc0_huge, simhash_pfree);
+	while ((n = simhash_shingler_next(&shingler, batch, NULL, BATCH)) > 0)
 	{
-		simhash_vote_add(&vote, batch, n);
+		simhash_counts_add(&counts, batch, n);
 		CHECK_FOR_INTERRUPTS();
 	}
+	result = simhash_counts_fingerprint(&counts);
+	simhash_counts_free(&counts);
 	pfree(buf);
 	pfree(ring);
-	PG_RETURN_SIMHASH64(simhash_vote_result(&vote));
+	PG_RETURN_SIMHASH64(result);
 }
 
 /*

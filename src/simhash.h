@@ -27,6 +27,10 @@ extern uint64 simhash_text_hash(const char *data, int len);
 /* compute.c: reject arrays that are not one-dimensional */
 extern void simhash_check_array_dims(ArrayType *arr, const char *what);
 
+/* compute.c: allocation callbacks for the pure C code */
+extern void *simhash_palloc0_huge(size_t size);
+extern void simhash_pfree(void *p);
+
 /* compute.c: window validation, and a text as UTF-8 with a tokenizer buffer */
 extern void simhash_check_window(int32 window);
 extern void simhash_text_prepare(text *t, const char **data, size_t *len,

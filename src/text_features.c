@@ -1,22 +1,26 @@
 /*
  * text_features.c
- *		SQL-callable feature extraction: simhash_tokens(text) and
- *		simhash_shingle(text[], window).  simhash(text, window) equals
- *		simhash_compute(simhash_shingle(simhash_tokens(t), window)).
+ *		SQL-callable feature extraction: simhash_tokens(text),
+ *		simhash_shingle(text[], window) and simhash_features(text, window),
+ *		the distinct shingles with their weights that simhash(text, window)
+ *		votes with.
  */
 #include "simhash.h"
 
 #include "catalog/pg_type.h"
+#include "funcapi.h"
 #include "miscadmin.h"
 #include "mb/pg_wchar.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
+#include "tfweight.h"
 #include "tokenizer.h"
 
 PG_FUNCTION_INFO_V1(simhash_tokens);
 PG_FUNCTION_INFO_V1(simhash_shingle);
+PG_FUNCTION_INFO_V1(simhash_features);
 
 /* A UTF-8 token as a text in the server encoding. */
 static text *
@@ -122,4 +126,110 @@ simhash_shingle(PG_FUNCTION_ARGS)
 	}
 	PG_RETURN_ARRAYTYPE_P(construct_array(shingles, nshingles, TEXTOID, -1,
 										  false, TYPALIGN_INT));
+}
+
+/* one shingle occurrence, for grouping by hash */
+typedef struct ShingleSpan
+{
+	uint64		hash;
+	size_t		start;
+	size_t		len;
+} ShingleSpan;
+
+static int
+span_cmp(const void *a, const void *b)
+{
+	const ShingleSpan *x = a;
+	const ShingleSpan *y = b;
+
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+static int
+first_cmp(const void *a, const void *b)
+{
+	const ShingleSpan *x = a;
+	const ShingleSpan *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/*
+ * simhash_features(text, window) RETURNS TABLE (feature text, count
+ * integer, weight integer): the distinct shingles (by feature hash) in order
+ * of first occurrence, how often each occurs, and its vote weight.
+ */
+Datum
+simhash_features(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	text	   *t = PG_GETARG_TEXT_PP(0);
+	int32		window = PG_GETARG_INT32(1);
+	const char *data;
+	size_t		len;
+	char	   *buf;
+	size_t	   *ring;
+	SimhashShingler shingler;
+	ShingleSpan *spans;
+	size_t		nspans = 0,
+				cap = 1024,
+				ngroups = 0;
+	uint64		batch[1024];
+	size_t		where[2 * 1024];
+	size_t		n;
+
+	simhash_check_window(window);
+	InitMaterializedSRF(fcinfo, 0);
+	simhash_text_prepare(t, &data, &len, &buf);
+	ring = palloc(sizeof(size_t) * window);
+	simhash_shingler_init(&shingler, data, len, buf, window, ring);
+	spans = MemoryContextAllocHuge(CurrentMemoryContext, cap * sizeof(ShingleSpan));
+	while ((n = simhash_shingler_next(&shingler, batch, where, 1024)) > 0)
+	{
+		if (nspans + n > cap)
+		{
+			cap *= 2;
+			spans = repalloc_huge(spans, cap * sizeof(ShingleSpan));
+		}
+		for (size_t i = 0; i < n; i++)
+		{
+			spans[nspans].hash = batch[i];
+			spans[nspans].start = where[2 * i];
+			spans[nspans].len = where[2 * i + 1];
+			nspans++;
+		}
+		CHECK_FOR_INTERRUPTS();
+	}
+
+	/* group by hash: the first occurrence stands for the group */
+	qsort(spans, nspans, sizeof(ShingleSpan), span_cmp);
+	for (size_t i = 0; i < nspans;)
+	{
+		size_t		j = i + 1;
+
+		while (j < nspans && spans[j].hash == spans[i].hash)
+			j++;
+		spans[ngroups] = spans[i];
+		spans[ngroups].hash = j - i;	/* now: the count */
+		ngroups++;
+		i = j;
+	}
+	qsort(spans, ngroups, sizeof(ShingleSpan), first_cmp);
+
+	for (size_t i = 0; i < ngroups; i++)
+	{
+		Datum		values[3];
+		bool		nulls[3] = {false, false, false};
+
+		values[0] = PointerGetDatum(token_to_text(buf + spans[i].start, spans[i].len));
+		values[1] = Int32GetDatum((int32) spans[i].hash);
+		values[2] = Int32GetDatum((int32) simhash_tf_weight(spans[i].hash));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	pfree(spans);
+	pfree(buf);
+	pfree(ring);
+	return (Datum) 0;
 }

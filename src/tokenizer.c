@@ -47,13 +47,11 @@ build_bmp_class(void)
 }
 
 static int
-class_of(uint32_t c)
+class_search(uint32_t c)
 {
 	size_t		lo = 0,
 				hi = UNICODE_RANGES_COUNT;
 
-	if (c < 65536)
-		return bmp_class[c] & CLASS_MASK;
 	while (lo < hi)
 	{
 		size_t		mid = (lo + hi) / 2;
@@ -69,15 +67,11 @@ class_of(uint32_t c)
 }
 
 static uint32_t
-fold(uint32_t c)
+fold_search(uint32_t c)
 {
 	size_t		lo = 0,
 				hi = UNICODE_FOLDS_COUNT;
 
-	if (c < 128)
-		return (c >= 'A' && c <= 'Z') ? c + 32 : c;
-	if (c < 65536 && !(bmp_class[c] & HAS_FOLD))
-		return c;
 	while (lo < hi)
 	{
 		size_t		mid = (lo + hi) / 2;
@@ -90,6 +84,54 @@ fold(uint32_t c)
 			return unicode_folds[mid].to;
 	}
 	return c;
+}
+
+static inline int
+class_of(uint32_t c)
+{
+	if (c < 65536)
+		return bmp_class[c] & CLASS_MASK;
+	return class_search(c);
+}
+
+static inline uint32_t
+fold(uint32_t c)
+{
+	if (c < 128)
+		return (c >= 'A' && c <= 'Z') ? c + 32 : c;
+	if (c < 65536 && !(bmp_class[c] & HAS_FOLD))
+		return c;
+	return fold_search(c);
+}
+
+/*
+ * SWAR classification of eight bytes: the high bit of each byte of the
+ * result is set when that byte is in [lo, hi] (bytes >= 0x80 excluded).
+ */
+#define SWAR_HIGH UINT64_C(0x8080808080808080)
+#define SWAR_REP(c) (UINT64_C(0x0101010101010101) * (uint8_t) (c))
+
+static inline uint64_t
+swar_between(uint64_t x, uint8_t lo, uint8_t hi)
+{
+	uint64_t	ascii = ~x & SWAR_HIGH;
+	uint64_t	y = x | SWAR_HIGH;	/* no borrow across bytes */
+	uint64_t	ge_lo = (y - SWAR_REP(lo)) & SWAR_HIGH;
+	uint64_t	gt_hi = (y - SWAR_REP(hi + 1)) & SWAR_HIGH;
+
+	return ascii & ge_lo & ~gt_hi;
+}
+
+static inline uint64_t
+swar_upper(uint64_t x)
+{
+	return swar_between(x, 'A', 'Z');
+}
+
+static inline uint64_t
+swar_ascii_word(uint64_t x)
+{
+	return swar_between(x, 'a', 'z') | swar_upper(x) | swar_between(x, '0', '9');
 }
 
 /*
@@ -251,7 +293,14 @@ tokenizer_next(SimhashTokenizer *t, size_t *start, size_t *len)
 	if (in[pos] >= 0x80 && cls == UC_SINGLE)
 	{
 		/* a letter of a script without spaces, with its marks */
-		outlen += encode(c, out + outlen);
+		if (n == 3 && c < 0x10000 && !(bmp_class[c] & HAS_FOLD) && in[pos] != 0xEF)
+		{
+			/* as it was (no fold; U+F000.. may be full-width ASCII) */
+			memcpy(out + outlen, in + pos, 3);
+			outlen += 3;
+		}
+		else
+			outlen += encode(c, out + outlen);
 		pos += n;
 		while (pos < inlen && in[pos] >= 0x80)
 		{
@@ -268,7 +317,35 @@ tokenizer_next(SimhashTokenizer *t, size_t *start, size_t *len)
 		/* a word: letters, digits and marks */
 		while (pos < inlen)
 		{
-			unsigned char b = in[pos];
+			unsigned char b;
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			/* eight ASCII bytes at a time */
+			while (pos + 8 <= inlen)
+			{
+				uint64_t	x,
+							word;
+				unsigned	n8;
+
+				memcpy(&x, in + pos, 8);
+				word = swar_ascii_word(x);
+				x |= swar_upper(x) >> 2;	/* 'A'..'Z' + 0x20 */
+				memcpy(out + outlen, &x, 8);	/* bufsize leaves room */
+				if (word == SWAR_HIGH)
+				{
+					pos += 8;
+					outlen += 8;
+					continue;
+				}
+				n8 = (unsigned) __builtin_ctzll(~word & SWAR_HIGH) / 8;
+				pos += n8;
+				outlen += n8;
+				break;
+			}
+			if (pos >= inlen)
+				break;
+#endif
+			b = in[pos];
 
 			if (b < 0x80)
 			{
@@ -301,8 +378,29 @@ simhash_tokenizer_next(SimhashTokenizer *t, size_t *start, size_t *len)
 	return tokenizer_next(t, start, len);
 }
 
+/*
+ * XXH3-64 with seed 0.  Short inputs (most features) take xxHash's own
+ * inlinable short-input paths, which XXH3_64bits would call after a
+ * dispatch it cannot inline; test_tokenizer checks the two agree.
+ */
+static inline uint64_t
+feature_hash(const void *data, size_t len)
+{
+	if (len <= 16)
+		return XXH3_len_0to16_64b(data, len, XXH3_kSecret, 0);
+	if (len <= 128)
+		return XXH3_len_17to128_64b(data, len, XXH3_kSecret, sizeof(XXH3_kSecret), 0);
+	return XXH3_64bits(data, len);
+}
+
 uint64_t
 simhash_feature_hash(const void *data, size_t len)
+{
+	return feature_hash(data, len);
+}
+
+uint64_t
+simhash_feature_hash_reference(const void *data, size_t len)
 {
 	return XXH3_64bits(data, len);
 }
@@ -321,7 +419,8 @@ simhash_shingler_init(SimhashShingler *s, const char *in, size_t inlen,
 }
 
 size_t
-simhash_shingler_next(SimhashShingler *s, uint64_t *hashes, size_t max)
+simhash_shingler_next(SimhashShingler *s, uint64_t *hashes, size_t *spans,
+					  size_t max)
 {
 	size_t		produced = 0;
 	size_t		start,
@@ -335,8 +434,15 @@ simhash_shingler_next(SimhashShingler *s, uint64_t *hashes, size_t max)
 			s->done = true;
 			/* fewer tokens than the window: one shingle of them all */
 			if (s->ntokens > 0 && s->ntokens < w)
-				hashes[produced++] = simhash_feature_hash(s->tok.out + s->ring[0],
+			{
+				if (spans)
+				{
+					spans[2 * produced] = s->ring[0];
+					spans[2 * produced + 1] = s->last_end - s->ring[0];
+				}
+				hashes[produced++] = feature_hash(s->tok.out + s->ring[0],
 														  s->last_end - s->ring[0]);
+			}
 			break;
 		}
 		/* ring[next] holds the oldest of the last `window` token starts */
@@ -349,7 +455,12 @@ simhash_shingler_next(SimhashShingler *s, uint64_t *hashes, size_t max)
 		{
 			size_t		first = s->ring[s->next];
 
-			hashes[produced++] = simhash_feature_hash(s->tok.out + first,
+			if (spans)
+			{
+				spans[2 * produced] = first;
+				spans[2 * produced + 1] = s->last_end - first;
+			}
+			hashes[produced++] = feature_hash(s->tok.out + first,
 													  s->last_end - first);
 		}
 	}

@@ -38,7 +38,7 @@ typedef struct SimhashTokenizer
 static inline size_t
 simhash_tokenizer_bufsize(size_t inlen)
 {
-	return 2 * inlen + 1;
+	return 2 * inlen + 16;		/* 8-byte stores may pass the end */
 }
 
 extern void simhash_tokenizer_init(SimhashTokenizer *t, const char *in,
@@ -47,8 +47,9 @@ extern void simhash_tokenizer_init(SimhashTokenizer *t, const char *in,
 extern bool simhash_tokenizer_next(SimhashTokenizer *t, size_t *start,
 								   size_t *len);
 
-/* XXH3-64, seed 0: the feature hash. */
+/* XXH3-64, seed 0: the feature hash (and xxHash's own entry, for tests). */
 extern uint64_t simhash_feature_hash(const void *data, size_t len);
+extern uint64_t simhash_feature_hash_reference(const void *data, size_t len);
 
 #define SIMHASH_MAX_WINDOW 1024
 
@@ -71,8 +72,12 @@ typedef struct SimhashShingler
 extern void simhash_shingler_init(SimhashShingler *s, const char *in,
 								  size_t inlen, char *out, int window,
 								  size_t *ring);
-/* Up to max feature hashes into hashes[]; returns how many, 0 at the end. */
+/*
+ * Up to max feature hashes into hashes[]; returns how many, 0 at the end.
+ * When spans is not NULL, spans[2k] and spans[2k+1] receive the offset and
+ * length of shingle k in the normalised text (s->tok.out).
+ */
 extern size_t simhash_shingler_next(SimhashShingler *s, uint64_t *hashes,
-									size_t max);
+									size_t *spans, size_t max);
 
 #endif							/* SIMHASH_TOKENIZER_H */

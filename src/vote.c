@@ -105,24 +105,28 @@ simhash_vote_add(SimhashVote *v, const uint64_t *hashes, size_t n)
 	v->npending = (unsigned) n;
 }
 
-/* Per-bit count of features having that bit set. */
+/*
+ * Per-bit count of features having that bit set.  Works on a copy: the
+ * pending partial group is padded with zero hashes (which set no bit) and
+ * counted like a full one, then the byte lanes are flushed.
+ */
 void
 simhash_vote_counts(const SimhashVote *v, uint64_t counts[64])
 {
-	for (int i = 0; i < 64; i++)
-	{
-		uint64_t	c = v->sixteens[i];
+	SimhashVote c = *v;
 
-		for (int j = 0; j < 8; j++)
-			c += ((v->lanes[j] >> (8 * (i / 8))) & 0xff) * ((i % 8) == j);
-		counts[i] = 16 * c
-			+ 8 * ((v->eights >> i) & 1)
-			+ 4 * ((v->fours >> i) & 1)
-			+ 2 * ((v->twos >> i) & 1)
-			+ ((v->ones >> i) & 1);
-		for (unsigned p = 0; p < v->npending; p++)
-			counts[i] += (v->pending[p] >> i) & 1;
+	if (c.npending > 0)
+	{
+		memset(c.pending + c.npending, 0, (16 - c.npending) * sizeof(uint64_t));
+		add16(&c, c.pending);
 	}
+	flush_lanes(&c);
+	for (int i = 0; i < 64; i++)
+		counts[i] = 16 * c.sixteens[i]
+			+ 8 * ((c.eights >> i) & 1)
+			+ 4 * ((c.fours >> i) & 1)
+			+ 2 * ((c.twos >> i) & 1)
+			+ ((c.ones >> i) & 1);
 }
 
 uint64_t

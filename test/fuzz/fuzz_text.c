@@ -4,11 +4,50 @@
  * (ASan), output within the documented buffer bound, tokens never empty and
  * free of spaces, shingle hashes equal to hashing the joined tokens.
  */
+#include "tfweight.h"
 #include "tokenizer.h"
 #include "vote.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+static void *
+zalloc(size_t n)
+{
+	return calloc(1, n);
+}
+
+/* naive reference of the tf-weighted vote over a list of hashes */
+static uint64_t
+reference(const uint64_t *h, size_t n)
+{
+	long long	v[64] = {0};
+	uint64_t	r = 0;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		size_t		cnt = 0;
+		int			first = 1;
+
+		for (size_t j = 0; j < n; j++)
+		{
+			if (h[j] == h[i])
+			{
+				cnt++;
+				if (j < i)
+					first = 0;
+			}
+		}
+		if (!first)
+			continue;
+		for (int b = 0; b < 64; b++)
+			v[b] += ((h[i] >> b) & 1) ? (long long) simhash_tf_weight(cnt) : -(long long) simhash_tf_weight(cnt);
+	}
+	for (int b = 0; b < 64; b++)
+		if (v[b] > 0)
+			r |= UINT64_C(1) << b;
+	return r;
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -27,6 +66,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				nsh = 0,
 				k;
 	uint64_t	hashes[64];
+	uint64_t   *all = malloc(sizeof(uint64_t) * (size + 1));
+	size_t		nall = 0;
+	SimhashFeatureCounts counts;
 
 	simhash_tokenizer_init(&t, (const char *) data, size, buf);
 	while (simhash_tokenizer_next(&t, &start, &len))
@@ -41,11 +83,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the shingler sees the same tokens: count its shingles */
 	simhash_shingler_init(&s, (const char *) data, size, buf2, window, ring);
 	simhash_vote_init(&v);
-	while ((k = simhash_shingler_next(&s, hashes, 64)) > 0)
+	simhash_counts_init(&counts, size % 7, zalloc, free);
+	while ((k = simhash_shingler_next(&s, hashes, NULL, 64)) > 0)
 	{
 		simhash_vote_add(&v, hashes, k);
+		/* few distinct values, so counts above 1 are common */
+		for (size_t i = 0; i < k; i++)
+			hashes[i] = (size > 1 && data[1] & 1) ? hashes[i] % 5 : hashes[i];
+		simhash_counts_add(&counts, hashes, k);
+		memcpy(all + nall, hashes, k * sizeof(uint64_t));
+		nall += k;
 		nsh += k;
 	}
+	if (simhash_counts_fingerprint(&counts) != reference(all, nall))
+		abort();
+	simhash_counts_free(&counts);
+	free(all);
 	if (ntok == 0 ? nsh != 0 : nsh != (ntok < (size_t) window ? 1 : ntok - window + 1))
 		abort();
 	if (memcmp(buf, buf2, t.outlen) != 0)
