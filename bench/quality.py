@@ -69,6 +69,8 @@ CONFIGS = {
     "w1 isqrt(4tf)": weighted(shingles(1), "floor(sqrt(4 * n))"),
     "w1 log2(1+tf)": weighted(shingles(1), "log(2, 1 + n)"),
     "simhash(body)": "simhash(body)",
+    "simhash(body; 2)": "simhash(body, 2)",
+    "simhash(body; 3)": "simhash(body, 3)",
 }
 
 LANGS = ("en", "zh")
