@@ -8,6 +8,7 @@ DATA = sql/simhash--1.0.sql
 
 OBJS = \
 	src/simhash.o \
+	src/planner.o \
 	src/type.o \
 	src/distance.o \
 	src/vote.o \
@@ -15,10 +16,22 @@ OBJS = \
 	src/tfweight.o \
 	src/compute.o \
 	src/text_features.o \
-	src/aggregate.o
+	src/aggregate.o \
+	src/am_handler.o \
+	src/am_pages.o \
+	src/am_runs.o \
+	src/am_build.o \
+	src/am_insert.o \
+	src/am_scan.o \
+	src/am_vacuum.o \
+	src/am_cost.o \
+	src/am_validate.o \
+	src/am_check.o \
+	src/ball.o \
+	src/blocks.o
 
 # pg_regress tests: sql/<name>.sql against expected/<name>.out
-REGRESS = type distance compute tokenizer aggregate encoding bad_input
+REGRESS = type distance compute tokenizer aggregate encoding bad_input planner index
 REGRESS_OPTS = --inputdir=. --outputdir=$(or $(REGRESS_OUTDIR),.)
 
 # xxHash comes from Debian's libxxhash-dev, used header-only (inlined).

@@ -21,6 +21,21 @@ typedef uint64 simhash64;
 /* simhash_distance is an int4-like value: the Hamming distance 0..64 */
 #define PG_RETURN_SIMHASH_DISTANCE(x)	PG_RETURN_INT32(x)
 
+/*
+ * simhash_ball: the query of the index operator simhash64 <@ simhash_ball,
+ * "within radius bits of center" (pass by reference, 16 bytes).  A negative
+ * radius matches nothing.
+ */
+typedef struct SimhashBall
+{
+	uint64		center;
+	int32		radius;
+	int32		pad;			/* zero */
+} SimhashBall;
+
+#define DatumGetSimhashBallP(X)		((SimhashBall *) DatumGetPointer(X))
+#define PG_GETARG_SIMHASH_BALL_P(n)	DatumGetSimhashBallP(PG_GETARG_DATUM(n))
+
 /* compute.c: text in the server encoding to the UTF-8 feature hash */
 extern uint64 simhash_text_hash(const char *data, int len);
 

@@ -1,0 +1,198 @@
+-- the simhash index access method: exact results for every radius, against
+-- a sequential reference that no index can answer (hamming_distance())
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS simhash;
+RESET client_min_messages;
+
+-- 20,000 random fingerprints, and near-duplicates of 100 of them at
+-- distances 1..6 with flipped bits spread over all blocks
+CREATE TABLE ix (id int PRIMARY KEY, h simhash64);
+INSERT INTO ix SELECT g, simhash_hash(g::text)::simhash64 FROM generate_series(1, 20000) g;
+CREATE FUNCTION flip(h simhash64, d int) RETURNS simhash64 LANGUAGE sql IMMUTABLE AS $$
+	SELECT (h::bigint # (SELECT coalesce(bit_or(1::bigint << p), 0)
+	                     FROM unnest(ARRAY[5, 21, 37, 53, 13, 29, 45, 61]) WITH ORDINALITY AS u(p, o)
+	                     WHERE o <= d))::simhash64
+$$;
+INSERT INTO ix SELECT 100000 + c * 10 + d, flip(simhash_hash(c::text)::simhash64, d)
+	FROM generate_series(1, 100) c, generate_series(1, 6) d;
+INSERT INTO ix VALUES (900001, NULL), (900002, NULL);
+CREATE INDEX ix_h ON ix USING simhash (h);
+SELECT simhash_index_check('ix_h', true);
+
+-- the reference, and the index through index scans and bitmap scans
+CREATE FUNCTION ref_ids(q simhash64, r int) RETURNS int[] LANGUAGE sql STABLE
+	SET enable_indexscan = off SET enable_bitmapscan = off AS $$
+	SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM ix WHERE hamming_distance(h, q) <= r
+$$;
+CREATE FUNCTION idx_ids(q simhash64, r int) RETURNS int[] LANGUAGE sql STABLE
+	SET enable_seqscan = off SET enable_bitmapscan = off AS $$
+	SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM ix WHERE h <@ simhash_ball(q, r)
+$$;
+CREATE FUNCTION bitmap_ids(q simhash64, r int) RETURNS int[] LANGUAGE sql STABLE
+	SET enable_seqscan = off SET enable_indexscan = off AS $$
+	SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM ix WHERE h <@ simhash_ball(q, r)
+$$;
+EXPLAIN (COSTS OFF) SELECT id FROM ix WHERE h <@ simhash_ball('0123456789abcdef', 3);
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM ix WHERE h <@ simhash_ball('0123456789abcdef', 3);
+RESET enable_bitmapscan;
+
+-- queries: planted centers, random values, and values near nothing
+CREATE TABLE queries AS
+	SELECT simhash_hash(c::text)::simhash64 AS q FROM generate_series(1, 100, 3) c
+	UNION ALL SELECT flip(simhash_hash(c::text)::simhash64, 2) FROM generate_series(1, 100, 7) c
+	UNION ALL SELECT simhash_hash('q' || g)::simhash64 FROM generate_series(1, 10) g;
+CREATE FUNCTION check_all(label text) RETURNS TABLE (what text, radius int, queries bigint, matches bigint, wrong bigint)
+	LANGUAGE sql AS $$
+	SELECT label, r, count(*), sum(cardinality(ref_ids(q, r))),
+	       count(*) FILTER (WHERE ref_ids(q, r) <> idx_ids(q, r) OR ref_ids(q, r) <> bitmap_ids(q, r))
+	FROM queries, generate_series(0, 5) r GROUP BY r ORDER BY r
+$$;
+SELECT * FROM check_all('after build');
+
+-- inserts go to the pending list, then into runs that are merged
+INSERT INTO ix SELECT 200000 + g, simhash_hash('x' || g)::simhash64 FROM generate_series(1, 3000) g;
+INSERT INTO ix SELECT 300000 + c * 10 + d, flip(simhash_hash(c::text)::simhash64, d)
+	FROM generate_series(1, 100) c, generate_series(1, 6) d;
+INSERT INTO ix SELECT 400000 + g, simhash_hash('y' || g)::simhash64 FROM generate_series(1, 5000) g;
+SELECT simhash_index_check('ix_h', true);
+SELECT * FROM check_all('after inserts');
+
+-- deletes and VACUUM
+DELETE FROM ix WHERE id % 3 = 0;
+SELECT * FROM check_all('after delete');
+VACUUM ix;
+SELECT simhash_index_check('ix_h', true);
+SELECT * FROM check_all('after vacuum');
+UPDATE ix SET h = flip(h, 1) WHERE id % 5 = 1;
+VACUUM ix;
+SELECT simhash_index_check('ix_h', true);
+SELECT * FROM check_all('after update and vacuum');
+REINDEX INDEX ix_h;
+SELECT simhash_index_check('ix_h', true);
+SELECT * FROM check_all('after reindex');
+
+-- several keys on one column, NULL and degenerate balls
+SET enable_seqscan = off;
+SELECT count(*) FROM ix WHERE h <@ simhash_ball(simhash_hash('1')::simhash64, 6)
+	AND h <@ simhash_ball(flip(simhash_hash('1')::simhash64, 6), 1);
+SELECT count(*) FROM ix WHERE h <@ NULL::simhash_ball;
+SELECT count(*) FROM ix WHERE h <@ simhash_ball(simhash_hash('1')::simhash64, -1);
+SELECT count(*) = (SELECT count(h) FROM ix) FROM ix WHERE h <@ simhash_ball('0000000000000000', 64);
+RESET enable_seqscan;
+
+-- other geometries: 2 tables, 15 tables, one table of whole values
+CREATE INDEX ix_h21 ON ix USING simhash (h) WITH (blocks = 2, max_distance = 1);
+CREATE INDEX ix_h62 ON ix USING simhash (h) WITH (blocks = 6, max_distance = 2);
+CREATE INDEX ix_h10 ON ix USING simhash (h) WITH (blocks = 1, max_distance = 0);
+SELECT simhash_index_check('ix_h21', true), simhash_index_check('ix_h62', true), simhash_index_check('ix_h10', true);
+DROP INDEX ix_h;
+DROP INDEX ix_h62; DROP INDEX ix_h10;
+SELECT * FROM check_all('blocks 2, max_distance 1');
+DROP INDEX ix_h21;
+CREATE INDEX ix_h62 ON ix USING simhash (h) WITH (blocks = 6, max_distance = 2);
+SELECT * FROM check_all('blocks 6, max_distance 2');
+DROP INDEX ix_h62;
+CREATE INDEX ix_h10 ON ix USING simhash (h) WITH (blocks = 1, max_distance = 0);
+SELECT * FROM check_all('blocks 1, max_distance 0');
+DROP INDEX ix_h10;
+
+-- options
+\set VERBOSITY sqlstate
+CREATE INDEX bad ON ix USING simhash (h) WITH (blocks = 3, max_distance = 3);
+CREATE INDEX bad ON ix USING simhash (h) WITH (blocks = 65);
+CREATE INDEX bad ON ix USING simhash (h) WITH (max_distance = -1);
+CREATE INDEX bad ON ix USING simhash (h) WITH (blocks = 40, max_distance = 20);
+CREATE INDEX bad ON ix USING simhash (h) WITH (nonsense = 1);
+\set VERBOSITY default
+CREATE INDEX bad ON ix USING simhash (h) WITH (blocks = 3, max_distance = 3);
+CREATE INDEX bad ON ix USING simhash (h) WITH (blocks = 40, max_distance = 20);
+CREATE INDEX bad ON ix USING simhash (id);
+CREATE INDEX bad ON ix USING simhash (h, h);
+
+-- an empty table, then inserts into it; an all-NULL table
+CREATE TABLE empty (h simhash64);
+CREATE INDEX ON empty USING simhash (h);
+SET enable_seqscan = off;
+SELECT count(*) FROM empty WHERE h <@ simhash_ball('0000000000000000', 64);
+INSERT INTO empty VALUES ('0000000000000001'), ('0000000000000003'), (NULL);
+SELECT h FROM empty WHERE h <@ simhash_ball('0000000000000000', 1);
+CREATE TABLE nulls AS SELECT NULL::simhash64 AS h FROM generate_series(1, 100);
+CREATE INDEX ON nulls USING simhash (h);
+SELECT count(*) FROM nulls WHERE h <@ simhash_ball('0000000000000000', 64);
+
+-- one hash repeated 10,000 times: equal prefixes across many leaves
+CREATE TABLE dups AS SELECT g AS id, CASE WHEN g % 2 = 0 THEN 'f0f0f0f0f0f0f0f0'::simhash64
+	ELSE simhash_hash(g::text)::simhash64 END AS h FROM generate_series(1, 20000) g;
+CREATE INDEX dups_h ON dups USING simhash (h);
+SELECT simhash_index_check('dups_h', true);
+SELECT count(*) FROM dups WHERE h <@ simhash_ball('f0f0f0f0f0f0f0f0', 0);
+SELECT count(*) FROM dups WHERE h <@ simhash_ball('f0f0f0f0f0f0f0f1', 3);
+SELECT count(*) FROM dups WHERE h <@ simhash_ball('f0f0f0f0f0f0f0f1', 0);
+RESET enable_seqscan;
+
+-- the spellings the planner rewrites use the index (planner.c)
+CREATE TABLE docs AS SELECT id, h FROM ix WHERE id < 1000 OR id > 100000;
+CREATE INDEX docs_h ON docs USING simhash (h);
+ANALYZE docs;
+EXPLAIN (COSTS OFF) SELECT id FROM docs WHERE h <~> '0123456789abcdef' <= 3;
+EXPLAIN (COSTS OFF) SELECT id FROM docs WHERE h <~> '0123456789abcdef' < 4;
+EXPLAIN (COSTS OFF) SELECT id FROM docs WHERE 3 >= h <~> '0123456789abcdef';
+EXPLAIN (COSTS OFF) SELECT id FROM docs WHERE '0123456789abcdef' <~> h <= 3;
+EXPLAIN (COSTS OFF) SELECT id FROM docs WHERE h <~> '0123456789abcdef' = 0;
+EXPLAIN (COSTS OFF) SELECT id FROM docs WHERE (h <~> '0123456789abcdef')::int <= 3;
+CREATE FUNCTION forms_agree(q simhash64) RETURNS boolean LANGUAGE sql STABLE AS $$
+	SELECT (SELECT array_agg(id ORDER BY id) FROM docs WHERE h <~> q <= 3)
+	         IS NOT DISTINCT FROM (SELECT array_agg(id ORDER BY id) FROM docs WHERE hamming_distance(h, q) <= 3)
+	   AND (SELECT array_agg(id ORDER BY id) FROM docs WHERE h <~> q < 4)
+	         IS NOT DISTINCT FROM (SELECT array_agg(id ORDER BY id) FROM docs WHERE hamming_distance(h, q) < 4)
+	   AND (SELECT array_agg(id ORDER BY id) FROM docs WHERE 3 >= q <~> h)
+	         IS NOT DISTINCT FROM (SELECT array_agg(id ORDER BY id) FROM docs WHERE hamming_distance(h, q) <= 3)
+	   AND (SELECT array_agg(id ORDER BY id) FROM docs WHERE h <~> q = 0)
+	         IS NOT DISTINCT FROM (SELECT array_agg(id ORDER BY id) FROM docs WHERE h = q)
+$$;
+SELECT count(*) FILTER (WHERE forms_agree(q)) AS agree, count(*) FROM queries;
+-- prepared statements, generic and custom plans, int2/int4/int8 radii
+PREPARE near(simhash64, int) AS SELECT count(*) FROM docs WHERE h <~> $1 <= $2;
+PREPARE near2(simhash64, smallint) AS SELECT count(*) FROM docs WHERE h <~> $1 <= $2;
+PREPARE near8(simhash64, bigint) AS SELECT count(*) FROM docs WHERE h <~> $1 <= $2;
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (COSTS OFF) EXECUTE near('0123456789abcdef', 3);
+SELECT count(*) FILTER (WHERE n1 = e AND n2 = e AND n8 = e) AS agree, count(*) FROM (
+	SELECT (SELECT count(*) FROM docs WHERE hamming_distance(h, q) <= r) AS e,
+	       r, q FROM queries, generate_series(0, 5) r) x,
+	LATERAL (SELECT count(*) AS n1 FROM docs WHERE h <~> q <= r) a,
+	LATERAL (SELECT count(*) AS n2 FROM docs WHERE h <~> q <= r::smallint) b,
+	LATERAL (SELECT count(*) AS n8 FROM docs WHERE h <~> q <= r::bigint) c;
+EXECUTE near(simhash_hash('1')::simhash64, 3);
+EXECUTE near2(simhash_hash('1')::simhash64, 3::smallint);
+EXECUTE near8(simhash_hash('1')::simhash64, 3);
+SET plan_cache_mode = force_custom_plan;
+EXPLAIN (COSTS OFF) EXECUTE near('0123456789abcdef', 3);
+EXECUTE near(simhash_hash('1')::simhash64, 3);
+RESET plan_cache_mode;
+-- PL/pgSQL
+CREATE FUNCTION near_count(q simhash64, k int) RETURNS bigint LANGUAGE plpgsql AS $$
+BEGIN
+	RETURN (SELECT count(*) FROM docs WHERE h <~> q <= k);
+END $$;
+SELECT near_count(simhash_hash('1')::simhash64, 3), near_count(simhash_hash('2')::simhash64, 6);
+-- self-join and a probe table: nested loops with a parameterized index scan
+SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM docs a JOIN docs b ON a.h <~> b.h <= 3 AND a.id < b.id;
+SELECT count(*) FROM docs a JOIN docs b ON a.h <~> b.h <= 3 AND a.id < b.id;
+RESET enable_seqscan;
+CREATE TEMP TABLE probe AS SELECT q FROM queries;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM probe p JOIN docs d ON d.h <~> p.q <= 2;
+SELECT count(*) FROM probe p JOIN docs d ON d.h <~> p.q <= 2;
+RESET enable_hashjoin; RESET enable_mergejoin;
+SELECT count(*) FROM docs a JOIN docs b ON hamming_distance(a.h, b.h) <= 3 AND a.id < b.id;
+SELECT count(*) FROM probe p JOIN docs d ON hamming_distance(d.h, p.q) <= 2;
+DROP TABLE docs, probe;
+DROP FUNCTION forms_agree, near_count;
+
+-- check function on something else
+SELECT simhash_index_check('ix');
+SELECT simhash_index_check('ix_pkey');
+DROP TABLE ix, queries, empty, nulls, dups;
+DROP FUNCTION flip, ref_ids, idx_ids, bitmap_ids, check_all;

@@ -1,0 +1,286 @@
+/*
+ * am.h
+ *		The simhash index access method: page layout and the declarations
+ *		shared by its callbacks (am_build.c, am_insert.c, am_scan.c,
+ *		am_vacuum.c, am_cost.c, am_validate.c, am_check.c) and by the run
+ *		and page code (am_runs.c, am_pages.c).
+ *
+ * Design (Manku, Jain and Das Sarma 2007, as an LSM tree):
+ *
+ * The 64 bits are split into m blocks (reloption "blocks"); for k
+ * ("max_distance") there are C(m, k) tables, each ordering the fingerprints
+ * by a permutation that puts m - k chosen blocks first (blocks.h).  Two
+ * fingerprints within k bits share the prefix in at least one table; within
+ * r > k bits, they share it up to e(r) bits in some table, so a lookup
+ * probes every prefix within e(r) bits of the query's (multi-probe), and
+ * every radius is answered exactly.
+ *
+ * Entries are (64-bit hash, heap TID, flags), 16 bytes.  They live in:
+ *	- runs: immutable sets of entries.  For each table a run holds a static
+ *	  B+tree: leaves of entries sorted by the table's permuted hash, linked
+ *	  left to right, and inner pages of (first key, child) items.  A run
+ *	  header page lists the trees' roots.  Only the entries' dead flags ever
+ *	  change (VACUUM).
+ *	- the pending list: pages of unsorted entries that inserts append to;
+ *	  every scan reads all of them.
+ * When the pending list is long, it is sorted into a new run; runs of
+ * similar size are merged (geometrically: each entry is rewritten O(log n)
+ * times).  VACUUM marks dead entries, flushes, and rewrites runs with many
+ * dead entries.  Pages of replaced runs and lists are "retired" with the
+ * next transaction id and recycled (free space map) only once no snapshot
+ * can still be reading them; every page carries the generation of the run
+ * or list it belongs to, and readers check it.
+ *
+ * Concurrency: the metapage lists the runs and pending lists; scans copy it
+ * under a share lock and then read immutable pages.  Inserts append under
+ * the metapage's exclusive lock.  Flushes, merges and VACUUM's changes are
+ * serialised by a heavyweight lock on the metapage's block number.
+ * Every change is WAL-logged with generic WAL records.
+ */
+#ifndef SIMHASH_AM_H
+#define SIMHASH_AM_H
+
+#include "access/amapi.h"
+#include "access/generic_xlog.h"
+#include "nodes/execnodes.h"
+#include "nodes/pathnodes.h"
+#include "access/transam.h"
+#include "storage/block.h"
+#include "storage/bufmgr.h"
+#include "storage/itemptr.h"
+#include "utils/relcache.h"
+
+#include "blocks.h"
+
+#define SIMHASH_MAGIC			0x53485831	/* "SHX1" */
+#define SIMHASH_VERSION			1
+#define SIMHASH_METAPAGE_BLKNO	0
+#define SIMHASH_PAGE_ID			0xFF8A
+
+/* reloption defaults and limits */
+#define SIMHASH_DEFAULT_BLOCKS			4
+#define SIMHASH_DEFAULT_MAX_DISTANCE	3
+#define SIMHASH_MAX_INDEX_TABLES		1000
+
+/* strategy numbers of the operator class */
+#define SIMHASH_WITHIN_STRATEGY			1	/* simhash64 <@ simhash_ball */
+
+/* page kinds */
+#define SIMHASH_META		1
+#define SIMHASH_RUN_HEADER	2
+#define SIMHASH_INNER		3
+#define SIMHASH_LEAF		4
+#define SIMHASH_PENDING		5
+#define SIMHASH_FREE		6	/* recycled; listed in the free space map */
+
+/* special space of every page */
+typedef struct SimhashPageOpaqueData
+{
+	uint64		generation;		/* the run or list the page belongs to */
+	BlockNumber next;			/* leaves and pending pages: the next page */
+	uint16		kind;
+	uint16		page_id;		/* SIMHASH_PAGE_ID */
+} SimhashPageOpaqueData;
+
+typedef SimhashPageOpaqueData *SimhashPageOpaque;
+
+#define SimhashPageGetOpaque(page) \
+	((SimhashPageOpaque) PageGetSpecialPointer(page))
+
+/* an index entry (leaves and pending pages) */
+typedef struct SimhashEntry
+{
+	uint64		hash;
+	ItemPointerData tid;
+	uint16		flags;
+} SimhashEntry;
+
+#define SIMHASH_ENTRY_DEAD	0x0001
+
+/* an inner-page item: the first permuted key below child */
+typedef struct SimhashInnerItem
+{
+	uint64		key;
+	BlockNumber child;
+	uint32		pad;
+} SimhashInnerItem;
+
+StaticAssertDecl(sizeof(SimhashEntry) == 16, "SimhashEntry must be 16 bytes");
+StaticAssertDecl(sizeof(SimhashInnerItem) == 16, "SimhashInnerItem must be 16 bytes");
+
+/* items per leaf, pending or inner page */
+#define SIMHASH_PAGE_ITEMS \
+	((BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - MAXALIGN(sizeof(SimhashPageOpaqueData))) / 16)
+
+#define SimhashPageItems(page) \
+	((int) (((PageHeader) (page))->pd_lower - MAXALIGN(SizeOfPageHeaderData)) / 16)
+#define SimhashPageEntries(page)	((SimhashEntry *) PageGetContents(page))
+#define SimhashPageInner(page)		((SimhashInnerItem *) PageGetContents(page))
+
+/* a run's header page: one tree per table */
+typedef struct SimhashRunTree
+{
+	BlockNumber root;
+	uint16		height;			/* 0: the root is a leaf */
+	uint16		pad;
+} SimhashRunTree;
+
+typedef struct SimhashRunHeader
+{
+	uint64		nentries;
+	uint64		ndead;			/* entries marked dead (in each tree) */
+	uint32		ntables;
+	uint32		npages;			/* pages of the run, the header included */
+	SimhashRunTree trees[FLEXIBLE_ARRAY_MEMBER];
+} SimhashRunHeader;
+
+#define SimhashPageRunHeader(page)	((SimhashRunHeader *) PageGetContents(page))
+
+/* the metapage */
+#define SIMHASH_MAX_RUNS	48
+#define SIMHASH_MAX_RETIRED 64
+
+typedef struct SimhashRunRef
+{
+	BlockNumber header;
+	uint32		pad;
+	uint64		nentries;
+	uint64		generation;
+} SimhashRunRef;
+
+typedef struct SimhashList
+{
+	BlockNumber head;			/* InvalidBlockNumber: empty */
+	BlockNumber tail;
+	uint64		nentries;
+	uint64		generation;
+} SimhashList;
+
+#define SIMHASH_RETIRED_RUN		1
+#define SIMHASH_RETIRED_LIST	2
+
+typedef struct SimhashRetired
+{
+	BlockNumber head;			/* run header, or first page of a list */
+	uint16		kind;
+	uint16		pad;
+	FullTransactionId xid;		/* recyclable once no snapshot sees it */
+} SimhashRetired;
+
+typedef struct SimhashMetaPageData
+{
+	uint32		magic;
+	uint32		version;
+	int32		nblocks;
+	int32		max_distance;
+	int32		ntables;
+	int32		nruns;
+	uint64		next_generation;
+	SimhashList pending;		/* appended to by inserts */
+	SimhashList flushing;		/* being sorted into a run */
+	SimhashRunRef runs[SIMHASH_MAX_RUNS];	/* oldest (largest) first */
+	int32		nretired;
+	int32		pad;
+	SimhashRetired retired[SIMHASH_MAX_RETIRED];
+} SimhashMetaPageData;
+
+#define SimhashPageGetMeta(page)	((SimhashMetaPageData *) PageGetContents(page))
+
+StaticAssertDecl(sizeof(SimhashMetaPageData) <= BLCKSZ - 200, "metapage too large");
+
+/* reloptions */
+typedef struct SimhashOptions
+{
+	int32		vl_len_;
+	int			blocks;
+	int			max_distance;
+} SimhashOptions;
+
+/* ---- am_pages.c ---- */
+extern void simhash_init_page(Page page, uint16 kind, uint64 generation);
+extern Buffer simhash_new_buffer(Relation index);
+extern void simhash_check_page(Relation index, Page page, BlockNumber blkno,
+							   uint16 kind, uint64 generation);
+extern void simhash_init_metapage(Page page, int nblocks, int max_distance, int ntables);
+extern void simhash_read_meta(Relation index, SimhashMetaPageData *meta);
+extern void simhash_meta_blocks(const SimhashMetaPageData *meta, SimhashBlocks *blocks);
+extern void simhash_list_append(Relation index, uint64 hash, ItemPointer tid);
+extern bool simhash_retire(SimhashMetaPageData *meta, BlockNumber head, uint16 kind);
+
+/* ---- am_runs.c ---- */
+
+/* entries to write as a run (arrays of n, in any order) */
+typedef struct SimhashRunInput
+{
+	uint64	   *hashes;
+	ItemPointerData *tids;
+	size_t		n;
+} SimhashRunInput;
+
+/* how to write pages: during CREATE INDEX (WAL at the end) or logged each */
+typedef enum SimhashWriteMode
+{
+	SIMHASH_WRITE_BUILD,
+	SIMHASH_WRITE_LOGGED
+} SimhashWriteMode;
+
+extern BlockNumber simhash_write_run(Relation index, const SimhashBlocks *blocks,
+									 const SimhashRunInput *input, uint64 generation,
+									 SimhashWriteMode mode);
+extern void simhash_read_run_entries(Relation index, const SimhashRunRef *run,
+									 SimhashRunInput *out, bool skip_dead);
+extern void simhash_read_list_entries(Relation index, const SimhashList *list,
+									  SimhashRunInput *out, bool skip_dead);
+extern void simhash_run_input_reserve(SimhashRunInput *in, size_t n);
+
+/* collects matching entries */
+typedef struct SimhashMatches
+{
+	ItemPointerData *tids;
+	uint64	   *hashes;
+	size_t		n;
+	size_t		cap;
+} SimhashMatches;
+
+extern void simhash_matches_add(SimhashMatches *m, ItemPointer tid, uint64 hash);
+extern void simhash_search_run(Relation index, const SimhashBlocks *blocks,
+							   const SimhashRunRef *run, uint64 center, int radius,
+							   SimhashMatches *out);
+extern void simhash_search_list(Relation index, const SimhashList *list,
+								uint64 center, int radius, SimhashMatches *out);
+extern int	simhash_probe_distance(const SimhashBlocks *blocks, int radius);
+extern void simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
+									double dead_fraction);
+
+/* callback over every page of a run (for recycling and checks) */
+typedef void (*SimhashPageVisitor) (Relation index, BlockNumber blkno, void *arg);
+extern void simhash_visit_run_pages(Relation index, BlockNumber header,
+									SimhashPageVisitor visit, void *arg);
+
+/* ---- callbacks ---- */
+extern IndexBuildResult *simhash_build(Relation heap, Relation index, IndexInfo *indexInfo);
+extern void simhash_buildempty(Relation index);
+extern bool simhash_insert(Relation index, Datum *values, bool *isnull,
+						   ItemPointer ht_ctid, Relation heapRel,
+						   IndexUniqueCheck checkUnique, bool indexUnchanged,
+						   IndexInfo *indexInfo);
+extern IndexScanDesc simhash_beginscan(Relation index, int nkeys, int norderbys);
+extern void simhash_rescan(IndexScanDesc scan, ScanKey keys, int nkeys,
+						   ScanKey orderbys, int norderbys);
+extern bool simhash_gettuple(IndexScanDesc scan, ScanDirection dir);
+extern int64 simhash_getbitmap(IndexScanDesc scan, TIDBitmap *tbm);
+extern void simhash_endscan(IndexScanDesc scan);
+extern IndexBulkDeleteResult *simhash_bulkdelete(IndexVacuumInfo *info,
+												 IndexBulkDeleteResult *stats,
+												 IndexBulkDeleteCallback callback,
+												 void *callback_state);
+extern IndexBulkDeleteResult *simhash_vacuumcleanup(IndexVacuumInfo *info,
+													IndexBulkDeleteResult *stats);
+extern void simhash_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
+								 Cost *indexStartupCost, Cost *indexTotalCost,
+								 Selectivity *indexSelectivity, double *indexCorrelation,
+								 double *indexPages);
+extern bool simhash_validate(Oid opclassoid);
+extern bytea *simhash_options(Datum reloptions, bool validate);
+
+#endif							/* SIMHASH_AM_H */

@@ -1,0 +1,316 @@
+/*
+ * am_check.c
+ *		simhash_index_check(index regclass, heapallindexed boolean): verify
+ *		a simhash index's invariants, and optionally that every live heap
+ *		tuple has its entry (like amcheck's heapallindexed).  Raises an
+ *		error describing the first problem found.
+ *
+ * Checked: the metapage; for each run, that every table's tree has the
+ * run's number of entries, leaves sorted by the table's permuted prefix,
+ * inner items equal to their child's first prefix, and pages of the run's
+ * generation; that all trees hold the same entries (an order-independent
+ * checksum of hash, TID and dead flag); the pending lists' lengths.
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/index.h"
+#include "catalog/pg_am.h"
+#include "commands/progress.h"
+#include "common/hashfn.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "am.h"
+#include "simhash.h"
+
+PG_FUNCTION_INFO_V1(simhash_index_check);
+
+#define corrupt(index, ...) \
+	ereport(ERROR, \
+			(errcode(ERRCODE_INDEX_CORRUPTED), \
+			 errmsg("simhash index \"%s\" is corrupted", RelationGetRelationName(index)), \
+			 errdetail(__VA_ARGS__)))
+
+typedef struct TreeSummary
+{
+	uint64		count;
+	uint64		checksum;
+	uint64		first_key;
+} TreeSummary;
+
+static uint64
+entry_checksum(const SimhashEntry *e)
+{
+	uint64		x = e->hash * UINT64CONST(0x9E3779B97F4A7C15);
+
+	x ^= ((uint64) ItemPointerGetBlockNumberNoCheck(&e->tid) << 16) |
+		ItemPointerGetOffsetNumberNoCheck(&e->tid);
+	x ^= (uint64) (e->flags & SIMHASH_ENTRY_DEAD) << 63;
+	return hash_bytes_uint32_extended((uint32) x, x >> 32) ^ x;
+}
+
+/* Check a subtree; returns its summary. */
+static TreeSummary
+check_tree(Relation index, BlockNumber blkno, int height, uint64 generation,
+		   const SimhashTable *tab, BlockNumber *next_leaf, uint64 *last_key)
+{
+	Buffer		buffer = ReadBuffer(index, blkno);
+	Page		page;
+	TreeSummary sum = {0, 0, 0};
+
+	LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buffer);
+	simhash_check_page(index, page, blkno, height > 0 ? SIMHASH_INNER : SIMHASH_LEAF,
+					   generation);
+	if (height > 0)
+	{
+		int			n = SimhashPageItems(page);
+		SimhashInnerItem *items = palloc(n * sizeof(SimhashInnerItem));
+
+		memcpy(items, SimhashPageInner(page), n * sizeof(SimhashInnerItem));
+		UnlockReleaseBuffer(buffer);
+		if (n == 0)
+			corrupt(index, "Inner page %u is empty.", blkno);
+		for (int i = 0; i < n; i++)
+		{
+			TreeSummary child = check_tree(index, items[i].child, height - 1,
+										   generation, tab, next_leaf, last_key);
+
+			if ((child.first_key & tab->prefix_mask) != (items[i].key & tab->prefix_mask))
+				corrupt(index, "Inner page %u item %d does not match the first key of block %u.",
+						blkno, i, items[i].child);
+			if (i == 0)
+				sum.first_key = child.first_key;
+			sum.count += child.count;
+			sum.checksum += child.checksum;
+		}
+		pfree(items);
+		return sum;
+	}
+	else
+	{
+		SimhashEntry *entries = SimhashPageEntries(page);
+		int			n = SimhashPageItems(page);
+
+		if (*next_leaf != InvalidBlockNumber && *next_leaf != blkno)
+			corrupt(index, "Leaf %u is not linked from the previous leaf (which points to %u).",
+					blkno, *next_leaf);
+		if (n == 0)
+			corrupt(index, "Leaf %u is empty.", blkno);
+		for (int i = 0; i < n; i++)
+		{
+			uint64		key = simhash_table_permute(tab, entries[i].hash);
+
+			if ((key & tab->prefix_mask) < (*last_key & tab->prefix_mask))
+				corrupt(index, "Leaf %u entry %d is out of order in table %d.",
+						blkno, i, tab->table);
+			*last_key = key;
+			if (i == 0)
+				sum.first_key = key;
+			sum.count++;
+			sum.checksum += entry_checksum(&entries[i]);
+		}
+		*next_leaf = SimhashPageGetOpaque(page)->next;
+		UnlockReleaseBuffer(buffer);
+		return sum;
+	}
+}
+
+static uint64
+check_list(Relation index, const SimhashList *list, const char *what)
+{
+	BlockNumber blkno = list->head;
+	uint64		count = 0;
+
+	while (blkno != InvalidBlockNumber)
+	{
+		Buffer		buffer = ReadBuffer(index, blkno);
+		Page		page;
+
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buffer);
+		simhash_check_page(index, page, blkno, SIMHASH_PENDING, list->generation);
+		count += SimhashPageItems(page);
+		if (SimhashPageGetOpaque(page)->next == InvalidBlockNumber && blkno != list->tail)
+			corrupt(index, "The %s list ends at block %u, not at its tail %u.",
+					what, blkno, list->tail);
+		blkno = SimhashPageGetOpaque(page)->next;
+		UnlockReleaseBuffer(buffer);
+		CHECK_FOR_INTERRUPTS();
+	}
+	if (count != list->nentries)
+		corrupt(index, "The %s list has " UINT64_FORMAT " entries, the metapage says " UINT64_FORMAT ".",
+				what, count, list->nentries);
+	return count;
+}
+
+/* ---- heapallindexed ---- */
+
+typedef struct IndexedEntry
+{
+	ItemPointerData tid;		/* the key */
+	uint64		hash;
+	char		status;
+} IndexedEntry;
+
+#define SH_PREFIX indexed
+#define SH_ELEMENT_TYPE IndexedEntry
+#define SH_KEY_TYPE ItemPointerData
+#define SH_KEY tid
+#define SH_HASH_KEY(tb, key) \
+	hash_bytes_uint32_extended(ItemPointerGetBlockNumberNoCheck(&key), \
+							   ItemPointerGetOffsetNumberNoCheck(&key))
+#define SH_EQUAL(tb, a, b) ItemPointerEquals(&a, &b)
+#define SH_SCOPE static inline
+#define SH_DEFINE
+#define SH_DECLARE
+#include "lib/simplehash.h"
+
+typedef struct HeapCheckState
+{
+	Relation	index;
+	indexed_hash *entries;
+	uint64		missing;
+} HeapCheckState;
+
+static void
+heap_check_callback(Relation index, ItemPointer tid, Datum *values,
+					bool *isnull, bool tupleIsAlive, void *state)
+{
+	HeapCheckState *hs = (HeapCheckState *) state;
+	IndexedEntry *e;
+
+	if (isnull[0])
+		return;
+	e = indexed_lookup(hs->entries, *tid);
+	if (e == NULL || e->hash != DatumGetSimhash64(values[0]))
+		corrupt(hs->index, "Heap tuple (%u,%u) with hash %016llx has no index entry%s.",
+				ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
+				(unsigned long long) DatumGetSimhash64(values[0]),
+				e ? " with that hash" : "");
+}
+
+Datum
+simhash_index_check(PG_FUNCTION_ARGS)
+{
+	Oid			indexoid = PG_GETARG_OID(0);
+	bool		heapallindexed = PG_GETARG_BOOL(1);
+	Relation	index;
+	Relation	heap;
+	SimhashMetaPageData meta;
+	SimhashBlocks blocks;
+	SimhashTable *tab;
+	MemoryContext cxt,
+				oldcxt;
+	Oid			heapoid;
+
+	heapoid = IndexGetRelation(indexoid, true);
+	if (!OidIsValid(heapoid))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not an index", get_rel_name(indexoid) ? get_rel_name(indexoid) : "?")));
+	/* heapallindexed: no insert may sit between its heap and index steps */
+	heap = table_open(heapoid, heapallindexed ? ShareLock : AccessShareLock);
+	index = index_open(indexoid, AccessShareLock);
+	if (index->rd_indam == NULL || index->rd_indam->ambuild != simhash_build)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a simhash index", RelationGetRelationName(index))));
+
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "simhash_index_check",
+								ALLOCSET_DEFAULT_SIZES);
+	oldcxt = MemoryContextSwitchTo(cxt);
+
+	/* no flush, merge or VACUUM while we read */
+	LockPage(index, SIMHASH_METAPAGE_BLKNO, ExclusiveLock);
+	simhash_read_meta(index, &meta);
+	simhash_meta_blocks(&meta, &blocks);
+	if (meta.ntables != blocks.ntables)
+		corrupt(index, "The metapage says %d tables, blocks %d and max_distance %d give %d.",
+				meta.ntables, meta.nblocks, meta.max_distance, blocks.ntables);
+	if (meta.nruns < 0 || meta.nruns > SIMHASH_MAX_RUNS ||
+		meta.nretired < 0 || meta.nretired > SIMHASH_MAX_RETIRED)
+		corrupt(index, "The metapage lists %d runs and %d retired items.",
+				meta.nruns, meta.nretired);
+
+	tab = palloc(sizeof(SimhashTable));
+	for (int r = 0; r < meta.nruns; r++)
+	{
+		const SimhashRunRef *run = &meta.runs[r];
+		Buffer		buffer = ReadBuffer(index, run->header);
+		Page		page;
+		SimhashRunHeader *header;
+		TreeSummary first = {0, 0, 0};
+
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buffer);
+		simhash_check_page(index, page, run->header, SIMHASH_RUN_HEADER, run->generation);
+		header = palloc(offsetof(SimhashRunHeader, trees) + meta.ntables * sizeof(SimhashRunTree));
+		memcpy(header, SimhashPageRunHeader(page),
+			   offsetof(SimhashRunHeader, trees) + meta.ntables * sizeof(SimhashRunTree));
+		UnlockReleaseBuffer(buffer);
+		if (header->nentries != run->nentries || (int) header->ntables != meta.ntables)
+			corrupt(index, "Run %d's header disagrees with the metapage.", r);
+
+		for (int t = 0; t < meta.ntables; t++)
+		{
+			BlockNumber next_leaf = InvalidBlockNumber;
+			uint64		last_key = 0;
+			TreeSummary sum;
+
+			simhash_table_init(&blocks, t, tab);
+			sum = check_tree(index, header->trees[t].root, header->trees[t].height,
+							 run->generation, tab, &next_leaf, &last_key);
+			if (next_leaf != InvalidBlockNumber)
+				corrupt(index, "The last leaf of run %d table %d links to block %u.", r, t, next_leaf);
+			if (sum.count != header->nentries)
+				corrupt(index, "Run %d table %d has " UINT64_FORMAT " entries, its header says " UINT64_FORMAT ".",
+						r, t, sum.count, header->nentries);
+			if (t == 0)
+				first = sum;
+			else if (sum.checksum != first.checksum)
+				corrupt(index, "Run %d table %d holds other entries than table 0.", r, t);
+		}
+	}
+	check_list(index, &meta.flushing, "flushing");
+	check_list(index, &meta.pending, "pending");
+
+	if (heapallindexed)
+	{
+		HeapCheckState hs;
+		SimhashRunInput all = {NULL, NULL, 0};
+		IndexInfo  *indexInfo = BuildIndexInfo(index);
+
+		for (int r = 0; r < meta.nruns; r++)
+			simhash_read_run_entries(index, &meta.runs[r], &all, true);
+		simhash_read_list_entries(index, &meta.flushing, &all, true);
+		simhash_read_list_entries(index, &meta.pending, &all, true);
+		hs.index = index;
+		hs.entries = indexed_create(CurrentMemoryContext, Max(all.n, 16), NULL);
+		hs.missing = 0;
+		for (size_t i = 0; i < all.n; i++)
+		{
+			bool		found;
+			IndexedEntry *e = indexed_insert(hs.entries, all.tids[i], &found);
+
+			e->hash = all.hashes[i];
+		}
+		/* the tuples an index build would index */
+		table_index_build_scan(heap, index, indexInfo, false, false,
+							   heap_check_callback, &hs, NULL);
+	}
+	UnlockPage(index, SIMHASH_METAPAGE_BLKNO, ExclusiveLock);
+
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextDelete(cxt);
+	index_close(index, AccessShareLock);
+	table_close(heap, heapallindexed ? ShareLock : AccessShareLock);
+	PG_RETURN_VOID();
+}

@@ -1,0 +1,121 @@
+/*
+ * am_handler.c
+ *		The simhash access method's handler (its callbacks and properties)
+ *		and its reloptions: blocks (m) and max_distance (k).
+ */
+#include "postgres.h"
+
+#include "access/amapi.h"
+#include "access/reloptions.h"
+#include "commands/vacuum.h"
+#include "utils/guc.h"
+
+#include "am.h"
+
+PG_FUNCTION_INFO_V1(simhash_handler);
+
+static relopt_kind simhash_relopt_kind;
+static relopt_parse_elt simhash_relopt_tab[2];
+
+void		_PG_init(void);
+
+void
+_PG_init(void)
+{
+	simhash_relopt_kind = add_reloption_kind();
+	add_int_reloption(simhash_relopt_kind, "blocks",
+					  "Number of blocks the 64 bits are split into",
+					  SIMHASH_DEFAULT_BLOCKS, 1, 64, AccessExclusiveLock);
+	add_int_reloption(simhash_relopt_kind, "max_distance",
+					  "Largest distance answered by exact prefix lookups",
+					  SIMHASH_DEFAULT_MAX_DISTANCE, 0, 63, AccessExclusiveLock);
+	simhash_relopt_tab[0].optname = "blocks";
+	simhash_relopt_tab[0].opttype = RELOPT_TYPE_INT;
+	simhash_relopt_tab[0].offset = offsetof(SimhashOptions, blocks);
+	simhash_relopt_tab[1].optname = "max_distance";
+	simhash_relopt_tab[1].opttype = RELOPT_TYPE_INT;
+	simhash_relopt_tab[1].offset = offsetof(SimhashOptions, max_distance);
+}
+
+bytea *
+simhash_options(Datum reloptions, bool validate)
+{
+	SimhashOptions *opts;
+
+	opts = (SimhashOptions *) build_reloptions(reloptions, validate,
+											   simhash_relopt_kind,
+											   sizeof(SimhashOptions),
+											   simhash_relopt_tab,
+											   lengthof(simhash_relopt_tab));
+	if (opts && validate)
+	{
+		uint64		ntables;
+
+		if (opts->max_distance >= opts->blocks)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("max_distance (%d) must be less than blocks (%d)",
+							opts->max_distance, opts->blocks),
+					 errdetail("Two values within max_distance bits share at least blocks - max_distance of the blocks.")));
+		ntables = simhash_binomial(opts->blocks, opts->max_distance);
+		if (ntables > SIMHASH_MAX_INDEX_TABLES)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("blocks = %d and max_distance = %d need too many tables",
+							opts->blocks, opts->max_distance),
+					 errdetail("The index keeps C(blocks, max_distance) sorted copies; the limit is %d.",
+							   SIMHASH_MAX_INDEX_TABLES)));
+	}
+	return (bytea *) opts;
+}
+
+Datum
+simhash_handler(PG_FUNCTION_ARGS)
+{
+	IndexAmRoutine *amroutine = makeNode(IndexAmRoutine);
+
+	amroutine->amstrategies = 1;
+	amroutine->amsupport = 0;
+	amroutine->amoptsprocnum = 0;
+	amroutine->amcanorder = false;
+	amroutine->amcanorderbyop = false;
+	amroutine->amcanbackward = false;
+	amroutine->amcanunique = false;
+	amroutine->amcanmulticol = false;
+	amroutine->amoptionalkey = false;
+	amroutine->amsearcharray = false;
+	amroutine->amsearchnulls = false;
+	amroutine->amstorage = false;
+	amroutine->amclusterable = false;
+	amroutine->ampredlocks = false;
+	amroutine->amcanparallel = false;
+	amroutine->amcaninclude = false;
+	amroutine->amusemaintenanceworkmem = true;
+	amroutine->amparallelvacuumoptions = VACUUM_OPTION_PARALLEL_BULKDEL;
+	amroutine->amkeytype = InvalidOid;
+
+	amroutine->ambuild = simhash_build;
+	amroutine->ambuildempty = simhash_buildempty;
+	amroutine->aminsert = simhash_insert;
+	amroutine->ambulkdelete = simhash_bulkdelete;
+	amroutine->amvacuumcleanup = simhash_vacuumcleanup;
+	amroutine->amcanreturn = NULL;
+	amroutine->amcostestimate = simhash_costestimate;
+	amroutine->amoptions = simhash_options;
+	amroutine->amproperty = NULL;
+	amroutine->ambuildphasename = NULL;
+	amroutine->amvalidate = simhash_validate;
+	amroutine->amadjustmembers = NULL;
+	amroutine->ambeginscan = simhash_beginscan;
+	amroutine->amrescan = simhash_rescan;
+	amroutine->amgettuple = simhash_gettuple;
+	amroutine->amgetbitmap = simhash_getbitmap;
+	amroutine->amendscan = simhash_endscan;
+	amroutine->ammarkpos = NULL;
+	amroutine->amrestrpos = NULL;
+	amroutine->amestimateparallelscan = NULL;
+	amroutine->aminitparallelscan = NULL;
+	amroutine->amparallelrescan = NULL;
+
+	PG_RETURN_POINTER(amroutine);
+}

@@ -1,0 +1,32 @@
+/*
+ * am_insert.c
+ *		Inserting into a simhash index: append to the pending list; when
+ *		it is long, sort it into a run (and merge runs) unless another
+ *		backend is already doing so.
+ */
+#include "postgres.h"
+
+#include "am.h"
+#include "simhash.h"
+
+/* pending entries that trigger a flush: scans read them all */
+#define SIMHASH_PENDING_LIMIT (4 * SIMHASH_PAGE_ITEMS)
+
+bool
+simhash_insert(Relation index, Datum *values, bool *isnull,
+			   ItemPointer ht_ctid, Relation heapRel,
+			   IndexUniqueCheck checkUnique, bool indexUnchanged,
+			   IndexInfo *indexInfo)
+{
+	SimhashMetaPageData meta;
+
+	if (isnull[0])
+		return false;
+	simhash_list_append(index, DatumGetSimhash64(values[0]), ht_ctid);
+
+	/* an unlocked peek is enough to decide whether to try */
+	simhash_read_meta(index, &meta);
+	if (meta.pending.nentries >= SIMHASH_PENDING_LIMIT)
+		simhash_flush_and_merge(index, false, false, 1.0);
+	return false;
+}

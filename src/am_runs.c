@@ -1,0 +1,753 @@
+/*
+ * am_runs.c
+ *		Runs of the simhash index (see am.h): writing one from a set of
+ *		entries (a static B+tree per table, sorted by the table's permuted
+ *		prefix), reading their entries back, searching them with probes,
+ *		and the flush of the pending list into runs and merging of runs.
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "miscadmin.h"
+#include "port/pg_bitutils.h"
+#include "storage/lmgr.h"
+#include "utils/memutils.h"
+
+#include "am.h"
+
+/* ---- collecting entries and matches ---- */
+
+void
+simhash_run_input_reserve(SimhashRunInput *in, size_t n)
+{
+	size_t		need = in->n + n;
+
+	if (in->hashes == NULL)
+	{
+		in->hashes = MemoryContextAllocHuge(CurrentMemoryContext, Max(need, 64) * sizeof(uint64));
+		in->tids = MemoryContextAllocHuge(CurrentMemoryContext, Max(need, 64) * sizeof(ItemPointerData));
+		return;
+	}
+	in->hashes = repalloc_huge(in->hashes, Max(need, 64) * sizeof(uint64));
+	in->tids = repalloc_huge(in->tids, Max(need, 64) * sizeof(ItemPointerData));
+}
+
+void
+simhash_matches_add(SimhashMatches *m, ItemPointer tid, uint64 hash)
+{
+	if (m->n >= m->cap)
+	{
+		m->cap = Max(m->cap * 2, 64);
+		if (m->tids == NULL)
+		{
+			m->tids = MemoryContextAllocHuge(CurrentMemoryContext, m->cap * sizeof(ItemPointerData));
+			m->hashes = MemoryContextAllocHuge(CurrentMemoryContext, m->cap * sizeof(uint64));
+		}
+		else
+		{
+			m->tids = repalloc_huge(m->tids, m->cap * sizeof(ItemPointerData));
+			m->hashes = repalloc_huge(m->hashes, m->cap * sizeof(uint64));
+		}
+	}
+	m->tids[m->n] = *tid;
+	m->hashes[m->n] = hash;
+	m->n++;
+}
+
+/* ---- writing a run ---- */
+
+typedef struct RunWriter
+{
+	Relation	index;
+	SimhashWriteMode mode;
+	uint64		generation;
+	uint32		npages;
+} RunWriter;
+
+/* Finish a page filled by the caller: WAL-log it (or leave it to the build). */
+static void
+finish_page(RunWriter *w, Buffer buffer, Page image)
+{
+	if (w->mode == SIMHASH_WRITE_LOGGED)
+	{
+		GenericXLogState *state = GenericXLogStart(w->index);
+		Page		page = GenericXLogRegisterBuffer(state, buffer, GENERIC_XLOG_FULL_IMAGE);
+
+		memcpy(page, image, BLCKSZ);
+		GenericXLogFinish(state);
+	}
+	else
+	{
+		memcpy(BufferGetPage(buffer), image, BLCKSZ);
+		MarkBufferDirty(buffer);
+	}
+	UnlockReleaseBuffer(buffer);
+	w->npages++;
+}
+
+/*
+ * Write the leaves of one tree (entries in order[]), then its inner levels.
+ * Returns the root; *height receives the number of inner levels.
+ */
+static BlockNumber
+write_tree(RunWriter *w, const SimhashTable *tab, const SimhashRunInput *in,
+		   const uint64 *keys, const uint32 *order, uint16 *height)
+{
+	size_t		n = in->n;
+	size_t		nitems = (n + SIMHASH_PAGE_ITEMS - 1) / SIMHASH_PAGE_ITEMS;
+	SimhashInnerItem *level = palloc_extended(nitems * sizeof(SimhashInnerItem), MCXT_ALLOC_HUGE);
+	PGAlignedBlock image;
+	Buffer		cur = simhash_new_buffer(w->index);
+	size_t		nlevel = 0;
+
+	(void) tab;
+	for (size_t start = 0; start < n; start += SIMHASH_PAGE_ITEMS)
+	{
+		size_t		count = Min((size_t) SIMHASH_PAGE_ITEMS, n - start);
+		Page		page = (Page) image.data;
+		SimhashEntry *entries;
+		Buffer		next = InvalidBuffer;
+
+		simhash_init_page(page, SIMHASH_LEAF, w->generation);
+		entries = SimhashPageEntries(page);
+		for (size_t i = 0; i < count; i++)
+		{
+			uint32		pos = order[start + i];
+
+			entries[i].hash = in->hashes[pos];
+			entries[i].tid = in->tids[pos];
+			entries[i].flags = 0;
+		}
+		((PageHeader) page)->pd_lower += count * sizeof(SimhashEntry);
+		if (start + count < n)
+		{
+			next = simhash_new_buffer(w->index);
+			SimhashPageGetOpaque(page)->next = BufferGetBlockNumber(next);
+		}
+		level[nlevel].key = keys[start];
+		level[nlevel].child = BufferGetBlockNumber(cur);
+		level[nlevel].pad = 0;
+		nlevel++;
+		finish_page(w, cur, page);
+		cur = next;
+		CHECK_FOR_INTERRUPTS();
+	}
+
+	/* inner levels, until one page holds them all */
+	*height = 0;
+	while (nlevel > 1)
+	{
+		size_t		nup = 0;
+
+		for (size_t start = 0; start < nlevel; start += SIMHASH_PAGE_ITEMS)
+		{
+			size_t		count = Min((size_t) SIMHASH_PAGE_ITEMS, nlevel - start);
+			Page		page = (Page) image.data;
+			Buffer		buf = simhash_new_buffer(w->index);
+			SimhashInnerItem first = level[start];
+
+			simhash_init_page(page, SIMHASH_INNER, w->generation);
+			memcpy(SimhashPageInner(page), level + start, count * sizeof(SimhashInnerItem));
+			((PageHeader) page)->pd_lower += count * sizeof(SimhashInnerItem);
+			first.child = BufferGetBlockNumber(buf);
+			finish_page(w, buf, page);
+			level[nup++] = first;	/* nup <= start: no overwrite ahead */
+		}
+		nlevel = nup;
+		(*height)++;
+	}
+	{
+		BlockNumber root = level[0].child;
+
+		pfree(level);
+		return root;
+	}
+}
+
+/*
+ * Write the entries of *input (n >= 1) as a run: one tree per table.
+ * Returns the run's header page.
+ */
+BlockNumber
+simhash_write_run(Relation index, const SimhashBlocks *blocks,
+				  const SimhashRunInput *input, uint64 generation,
+				  SimhashWriteMode mode)
+{
+	size_t		n = input->n;
+	uint64	   *keys = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(uint64));
+	uint64	   *tmpkeys = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(uint64));
+	uint32	   *order = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(uint32));
+	uint32	   *tmporder = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(uint32));
+	SimhashTable *tab = palloc(sizeof(SimhashTable));
+	Buffer		headbuf;
+	BlockNumber headblk;
+	PGAlignedBlock image;
+	Page		page = (Page) image.data;
+	SimhashRunHeader *header;
+	RunWriter	w;
+
+	Assert(n > 0 && n < ((size_t) 1 << 32));
+	w.index = index;
+	w.mode = mode;
+	w.generation = generation;
+	w.npages = 0;
+
+	headbuf = simhash_new_buffer(index);
+	headblk = BufferGetBlockNumber(headbuf);
+	simhash_init_page(page, SIMHASH_RUN_HEADER, generation);
+	header = SimhashPageRunHeader(page);
+	header->nentries = n;
+	header->ndead = 0;
+	header->ntables = blocks->ntables;
+
+	for (int t = 0; t < blocks->ntables; t++)
+	{
+		simhash_table_init(blocks, t, tab);
+		simhash_table_sort(tab, input->hashes, n, keys, order, tmpkeys, tmporder);
+		header->trees[t].root = write_tree(&w, tab, input, keys, order,
+										   &header->trees[t].height);
+		header->trees[t].pad = 0;
+	}
+	header->npages = w.npages + 1;
+	((PageHeader) page)->pd_lower +=
+		offsetof(SimhashRunHeader, trees) + blocks->ntables * sizeof(SimhashRunTree);
+	finish_page(&w, headbuf, page);
+
+	pfree(keys);
+	pfree(tmpkeys);
+	pfree(order);
+	pfree(tmporder);
+	pfree(tab);
+	return headblk;
+}
+
+/* ---- reading runs ---- */
+
+/* Read a run's header into a palloc'd copy, checking its generation. */
+static SimhashRunHeader *
+read_header(Relation index, BlockNumber blkno, uint64 generation)
+{
+	Buffer		buffer = ReadBuffer(index, blkno);
+	Page		page;
+	SimhashRunHeader *copy;
+	Size		size;
+
+	LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buffer);
+	simhash_check_page(index, page, blkno, SIMHASH_RUN_HEADER, generation);
+	size = offsetof(SimhashRunHeader, trees) +
+		SimhashPageRunHeader(page)->ntables * sizeof(SimhashRunTree);
+	copy = palloc(size);
+	memcpy(copy, SimhashPageRunHeader(page), size);
+	UnlockReleaseBuffer(buffer);
+	return copy;
+}
+
+static uint64
+page_generation(Relation index, BlockNumber blkno)
+{
+	Buffer		buffer = ReadBuffer(index, blkno);
+	uint64		generation;
+
+	LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	generation = SimhashPageGetOpaque(BufferGetPage(buffer))->generation;
+	UnlockReleaseBuffer(buffer);
+	return generation;
+}
+
+/* The leftmost leaf of a tree. */
+static BlockNumber
+leftmost_leaf(Relation index, const SimhashRunTree *tree, uint64 generation)
+{
+	BlockNumber blkno = tree->root;
+
+	for (int level = tree->height; level > 0; level--)
+	{
+		Buffer		buffer = ReadBuffer(index, blkno);
+		Page		page;
+
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buffer);
+		simhash_check_page(index, page, blkno, SIMHASH_INNER, generation);
+		blkno = SimhashPageInner(page)[0].child;
+		UnlockReleaseBuffer(buffer);
+	}
+	return blkno;
+}
+
+static void
+read_chain(Relation index, BlockNumber blkno, uint16 kind, uint64 generation,
+		   SimhashRunInput *out, bool skip_dead)
+{
+	while (blkno != InvalidBlockNumber)
+	{
+		Buffer		buffer = ReadBuffer(index, blkno);
+		Page		page;
+		SimhashEntry *entries;
+		int			n;
+
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buffer);
+		simhash_check_page(index, page, blkno, kind, generation);
+		entries = SimhashPageEntries(page);
+		n = SimhashPageItems(page);
+		simhash_run_input_reserve(out, n);
+		for (int i = 0; i < n; i++)
+		{
+			if (skip_dead && (entries[i].flags & SIMHASH_ENTRY_DEAD))
+				continue;
+			out->hashes[out->n] = entries[i].hash;
+			out->tids[out->n] = entries[i].tid;
+			out->n++;
+		}
+		blkno = SimhashPageGetOpaque(page)->next;
+		UnlockReleaseBuffer(buffer);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* Append a run's entries (from its first tree) to *out. */
+void
+simhash_read_run_entries(Relation index, const SimhashRunRef *run,
+						 SimhashRunInput *out, bool skip_dead)
+{
+	SimhashRunHeader *header = read_header(index, run->header, run->generation);
+
+	read_chain(index, leftmost_leaf(index, &header->trees[0], run->generation),
+			   SIMHASH_LEAF, run->generation, out, skip_dead);
+	pfree(header);
+}
+
+void
+simhash_read_list_entries(Relation index, const SimhashList *list,
+						  SimhashRunInput *out, bool skip_dead)
+{
+	read_chain(index, list->head, SIMHASH_PENDING, list->generation, out, skip_dead);
+}
+
+/* ---- searching ---- */
+
+/*
+ * The prefix distance to probe for radius r: if two fingerprints are
+ * within r bits, some table's chosen m - k blocks differ in at most this
+ * many bits (the m - k blocks with the fewest differences, with the r
+ * differing bits spread as evenly as possible over the m blocks).
+ */
+int
+simhash_probe_distance(const SimhashBlocks *blocks, int radius)
+{
+	int			m = blocks->nblocks;
+	int			k = blocks->max_distance;
+
+	return (m - k) * (radius / m) + Max(0, radius % m - k);
+}
+
+#define MAX_PROBES_PER_TABLE 4096
+
+typedef struct SearchState
+{
+	Relation	index;
+	uint64		generation;
+	const SimhashTable *tab;
+	const SimhashRunTree *tree;
+	uint64		center;
+	int			radius;
+	SimhashMatches *out;
+} SearchState;
+
+/* All entries of a tree whose prefix equals that of permuted key `lo`. */
+static void
+search_prefix(SearchState *s, uint64 lo)
+{
+	uint64		mask = s->tab->prefix_mask;
+	BlockNumber blkno = s->tree->root;
+
+	lo &= mask;
+	/* descend to the last child whose first prefix is below lo */
+	for (int level = s->tree->height; level > 0; level--)
+	{
+		Buffer		buffer = ReadBuffer(s->index, blkno);
+		Page		page;
+		SimhashInnerItem *items;
+		int			n,
+					a = 0,
+					b;
+
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buffer);
+		simhash_check_page(s->index, page, blkno, SIMHASH_INNER, s->generation);
+		items = SimhashPageInner(page);
+		n = SimhashPageItems(page);
+		b = n;
+		/* first item whose prefix >= lo */
+		while (a < b)
+		{
+			int			mid = (a + b) / 2;
+
+			if ((items[mid].key & mask) < lo)
+				a = mid + 1;
+			else
+				b = mid;
+		}
+		blkno = items[a > 0 ? a - 1 : 0].child;
+		UnlockReleaseBuffer(buffer);
+	}
+
+	/* scan leaves from the first entry with prefix >= lo while it equals lo */
+	while (blkno != InvalidBlockNumber)
+	{
+		Buffer		buffer = ReadBuffer(s->index, blkno);
+		Page		page;
+		SimhashEntry *entries;
+		int			n,
+					a = 0,
+					b;
+		bool		done = false;
+
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buffer);
+		simhash_check_page(s->index, page, blkno, SIMHASH_LEAF, s->generation);
+		entries = SimhashPageEntries(page);
+		n = SimhashPageItems(page);
+		b = n;
+		while (a < b)
+		{
+			int			mid = (a + b) / 2;
+
+			if ((simhash_table_permute(s->tab, entries[mid].hash) & mask) < lo)
+				a = mid + 1;
+			else
+				b = mid;
+		}
+		for (int i = a; i < n; i++)
+		{
+			if ((simhash_table_permute(s->tab, entries[i].hash) & mask) != lo)
+			{
+				done = true;
+				break;
+			}
+			if (!(entries[i].flags & SIMHASH_ENTRY_DEAD) &&
+				pg_popcount64(entries[i].hash ^ s->center) <= s->radius)
+				simhash_matches_add(s->out, &entries[i].tid, entries[i].hash);
+		}
+		blkno = SimhashPageGetOpaque(page)->next;
+		UnlockReleaseBuffer(buffer);
+		if (done)
+			break;
+	}
+}
+
+/* Probe every prefix within `left` more flipped bits, at bits below `bit`. */
+static void
+probe(SearchState *s, uint64 prefix, int bit, int lowest, int left)
+{
+	search_prefix(s, prefix);
+	if (left == 0)
+		return;
+	for (int b = bit - 1; b >= lowest; b--)
+		probe(s, prefix ^ ((uint64) 1 << b), b, lowest, left - 1);
+}
+
+static uint64
+count_probes(int bits, int e)
+{
+	uint64		total = 0;
+
+	for (int j = 0; j <= e && j <= bits; j++)
+	{
+		uint64		c = simhash_binomial(bits, j);
+
+		if (c == UINT64_MAX || total + c < total)
+			return UINT64_MAX;
+		total += c;
+	}
+	return total;
+}
+
+static void
+scan_all(Relation index, const SimhashRunTree *tree, uint64 generation,
+		 uint64 center, int radius, SimhashMatches *out)
+{
+	BlockNumber blkno = leftmost_leaf(index, tree, generation);
+
+	while (blkno != InvalidBlockNumber)
+	{
+		Buffer		buffer = ReadBuffer(index, blkno);
+		Page		page;
+		SimhashEntry *entries;
+		int			n;
+
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buffer);
+		simhash_check_page(index, page, blkno, SIMHASH_LEAF, generation);
+		entries = SimhashPageEntries(page);
+		n = SimhashPageItems(page);
+		for (int i = 0; i < n; i++)
+			if (!(entries[i].flags & SIMHASH_ENTRY_DEAD) &&
+				pg_popcount64(entries[i].hash ^ center) <= radius)
+				simhash_matches_add(out, &entries[i].tid, entries[i].hash);
+		blkno = SimhashPageGetOpaque(page)->next;
+		UnlockReleaseBuffer(buffer);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * Add to *out the TIDs of a run's live entries within radius of center.
+ * A TID may be added once per table that finds it.
+ */
+void
+simhash_search_run(Relation index, const SimhashBlocks *blocks,
+				   const SimhashRunRef *run, uint64 center, int radius,
+				   SimhashMatches *out)
+{
+	SimhashRunHeader *header;
+	int			e;
+	SimhashTable *tab;
+
+	if (radius < 0)
+		return;
+	radius = Min(radius, 64);
+	header = read_header(index, run->header, run->generation);
+	e = simhash_probe_distance(blocks, radius);
+	tab = palloc(sizeof(SimhashTable));
+
+	/* too many probes: read one tree in full */
+	simhash_table_init(blocks, 0, tab);
+	if (count_probes(tab->prefix_bits, e) > MAX_PROBES_PER_TABLE)
+	{
+		scan_all(index, &header->trees[0], run->generation, center, radius, out);
+		pfree(tab);
+		pfree(header);
+		return;
+	}
+
+	for (int t = 0; t < blocks->ntables; t++)
+	{
+		SearchState s;
+		uint64		qkey;
+
+		if (t > 0)
+			simhash_table_init(blocks, t, tab);
+		s.index = index;
+		s.generation = run->generation;
+		s.tab = tab;
+		s.tree = &header->trees[t];
+		s.center = center;
+		s.radius = radius;
+		s.out = out;
+		qkey = simhash_table_permute(tab, center) & tab->prefix_mask;
+		probe(&s, qkey, 64, 64 - tab->prefix_bits, Min(e, tab->prefix_bits));
+		CHECK_FOR_INTERRUPTS();
+	}
+	pfree(tab);
+	pfree(header);
+}
+
+void
+simhash_search_list(Relation index, const SimhashList *list,
+					uint64 center, int radius, SimhashMatches *out)
+{
+	BlockNumber blkno = list->head;
+
+	if (radius < 0)
+		return;
+	while (blkno != InvalidBlockNumber)
+	{
+		Buffer		buffer = ReadBuffer(index, blkno);
+		Page		page;
+		SimhashEntry *entries;
+		int			n;
+
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buffer);
+		simhash_check_page(index, page, blkno, SIMHASH_PENDING, list->generation);
+		entries = SimhashPageEntries(page);
+		n = SimhashPageItems(page);
+		for (int i = 0; i < n; i++)
+			if (!(entries[i].flags & SIMHASH_ENTRY_DEAD) &&
+				pg_popcount64(entries[i].hash ^ center) <= radius)
+				simhash_matches_add(out, &entries[i].tid, entries[i].hash);
+		blkno = SimhashPageGetOpaque(page)->next;
+		UnlockReleaseBuffer(buffer);
+	}
+}
+
+/* ---- visiting pages ---- */
+
+static void
+visit_tree(Relation index, BlockNumber blkno, int height, uint64 generation,
+		   SimhashPageVisitor visit, void *arg)
+{
+	if (height > 0)
+	{
+		Buffer		buffer = ReadBuffer(index, blkno);
+		Page		page;
+		int			n;
+		BlockNumber *children;
+
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buffer);
+		simhash_check_page(index, page, blkno, SIMHASH_INNER, generation);
+		n = SimhashPageItems(page);
+		children = palloc(n * sizeof(BlockNumber));
+		for (int i = 0; i < n; i++)
+			children[i] = SimhashPageInner(page)[i].child;
+		UnlockReleaseBuffer(buffer);
+		for (int i = 0; i < n; i++)
+			visit_tree(index, children[i], height - 1, generation, visit, arg);
+		pfree(children);
+	}
+	visit(index, blkno, arg);
+}
+
+/* Call visit for every page of a run (the header last). */
+void
+simhash_visit_run_pages(Relation index, BlockNumber headblk,
+						SimhashPageVisitor visit, void *arg)
+{
+	uint64		generation = page_generation(index, headblk);
+	SimhashRunHeader *header = read_header(index, headblk, generation);
+
+	for (uint32 t = 0; t < header->ntables; t++)
+		visit_tree(index, header->trees[t].root, header->trees[t].height,
+				   generation, visit, arg);
+	visit(index, headblk, arg);
+	pfree(header);
+}
+
+/* ---- flushing and merging ---- */
+
+static void
+log_meta_update(Relation index, Buffer metabuf, SimhashMetaPageData *newmeta)
+{
+	GenericXLogState *state = GenericXLogStart(index);
+	Page		page = GenericXLogRegisterBuffer(state, metabuf, 0);
+
+	memcpy(SimhashPageGetMeta(page), newmeta, sizeof(SimhashMetaPageData));
+	GenericXLogFinish(state);
+}
+
+/*
+ * Sort the pending list into a run, and merge runs: the newest runs while
+ * the next older one is at most 4 times their size (each entry is then
+ * rewritten O(log n) times), or all runs with merge_all.  Dead entries are
+ * dropped.  Serialised by a heavyweight lock on the metapage's block;
+ * without wait, give up if another backend holds it.
+ */
+void
+simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
+						double dead_fraction)
+{
+	Buffer		metabuf;
+	SimhashMetaPageData meta;
+	SimhashBlocks blocks;
+	SimhashRunInput input = {NULL, NULL, 0};
+	uint64		generation;
+	int			first_merged;
+	uint64		acc;
+	BlockNumber newheader = InvalidBlockNumber;
+	MemoryContext oldcxt,
+				cxt;
+
+	if (wait)
+		LockPage(index, SIMHASH_METAPAGE_BLKNO, ExclusiveLock);
+	else if (!ConditionalLockPage(index, SIMHASH_METAPAGE_BLKNO, ExclusiveLock))
+		return;
+
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "simhash merge",
+								ALLOCSET_DEFAULT_SIZES);
+	oldcxt = MemoryContextSwitchTo(cxt);
+
+	/* the pending list becomes the flushing list; a new run's generation */
+	metabuf = ReadBuffer(index, SIMHASH_METAPAGE_BLKNO);
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	memcpy(&meta, SimhashPageGetMeta(BufferGetPage(metabuf)), sizeof(meta));
+	if (meta.flushing.head == InvalidBlockNumber && meta.pending.head != InvalidBlockNumber)
+	{
+		meta.flushing = meta.pending;
+		meta.pending.head = meta.pending.tail = InvalidBlockNumber;
+		meta.pending.nentries = 0;
+		meta.pending.generation = 0;
+	}
+	generation = meta.next_generation++;
+	log_meta_update(index, metabuf, &meta);
+	LockBuffer(metabuf, BUFFER_LOCK_UNLOCK);
+
+	/*
+	 * Which runs to rewrite: a suffix runs[first_merged ..] (newest last).
+	 * Geometric policy: take the newest run while it is at most 4 times
+	 * what is taken so far; or everything; or from the oldest run whose
+	 * share of dead entries exceeds dead_fraction.
+	 */
+	acc = meta.flushing.nentries;
+	first_merged = meta.nruns;
+	if (merge_all)
+		first_merged = 0;
+	else
+	{
+		while (first_merged > 0 && acc > 0 &&
+			   meta.runs[first_merged - 1].nentries <= 4 * acc)
+		{
+			first_merged--;
+			acc += meta.runs[first_merged].nentries;
+		}
+		if (first_merged == meta.nruns && meta.nruns >= SIMHASH_MAX_RUNS)
+			first_merged = meta.nruns - 2;	/* a full list: merge two */
+		for (int i = 0; i < first_merged && dead_fraction < 1.0; i++)
+		{
+			SimhashRunHeader *h = read_header(index, meta.runs[i].header,
+											  meta.runs[i].generation);
+
+			if ((double) h->ndead > dead_fraction * (double) h->nentries)
+				first_merged = i;
+		}
+	}
+
+	/* nothing to do, or no room to retire what would be replaced */
+	if ((meta.flushing.head == InvalidBlockNumber && first_merged >= meta.nruns) ||
+		meta.nretired + (meta.nruns - first_merged) + 1 > SIMHASH_MAX_RETIRED)
+	{
+		ReleaseBuffer(metabuf);
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextDelete(cxt);
+		UnlockPage(index, SIMHASH_METAPAGE_BLKNO, ExclusiveLock);
+		return;
+	}
+
+	/* gather the live entries and write them as one run */
+	if (meta.flushing.head != InvalidBlockNumber)
+		simhash_read_list_entries(index, &meta.flushing, &input, true);
+	for (int i = first_merged; i < meta.nruns; i++)
+		simhash_read_run_entries(index, &meta.runs[i], &input, true);
+	simhash_meta_blocks(&meta, &blocks);
+	if (input.n > 0)
+		newheader = simhash_write_run(index, &blocks, &input, generation,
+									  SIMHASH_WRITE_LOGGED);
+
+	/* swap: only we change runs and the flushing list (heavyweight lock) */
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	memcpy(&meta, SimhashPageGetMeta(BufferGetPage(metabuf)), sizeof(meta));
+	for (int i = first_merged; i < meta.nruns; i++)
+		(void) simhash_retire(&meta, meta.runs[i].header, SIMHASH_RETIRED_RUN);
+	(void) simhash_retire(&meta, meta.flushing.head, SIMHASH_RETIRED_LIST);
+	meta.nruns = first_merged;
+	if (newheader != InvalidBlockNumber)
+	{
+		SimhashRunRef *ref = &meta.runs[meta.nruns++];
+
+		ref->header = newheader;
+		ref->pad = 0;
+		ref->nentries = input.n;
+		ref->generation = generation;
+	}
+	meta.flushing.head = meta.flushing.tail = InvalidBlockNumber;
+	meta.flushing.nentries = 0;
+	meta.flushing.generation = 0;
+	log_meta_update(index, metabuf, &meta);
+	UnlockReleaseBuffer(metabuf);
+
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextDelete(cxt);
+	UnlockPage(index, SIMHASH_METAPAGE_BLKNO, ExclusiveLock);
+}
