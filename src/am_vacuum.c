@@ -12,6 +12,7 @@
 #include "miscadmin.h"
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
+#include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
 #include "am.h"
@@ -19,11 +20,74 @@
 /* a run is rewritten by VACUUM when this share of its entries is dead */
 #define SIMHASH_VACUUM_DEAD_FRACTION 0.1
 
+/*
+ * Which entries are dead: VACUUM's callback, asked once per entry in the
+ * first tree of a run (and in the lists); the TIDs it reports are kept,
+ * sorted, so that the run's other trees are marked without asking again.
+ */
+typedef struct DeadSet
+{
+	IndexBulkDeleteCallback callback;
+	void	   *callback_state;
+	bool		collect;		/* ask the callback, and remember dead TIDs */
+	ItemPointerData *tids;		/* when !collect: the dead TIDs, sorted */
+	size_t		n;
+	size_t		cap;
+} DeadSet;
+
+static void
+remember(DeadSet *d, ItemPointer tid)
+{
+	if (d->n >= d->cap)
+	{
+		d->cap = Max(d->cap * 2, 256);
+		d->tids = d->tids ? repalloc_huge(d->tids, d->cap * sizeof(ItemPointerData))
+			: palloc_extended(d->cap * sizeof(ItemPointerData), MCXT_ALLOC_HUGE);
+	}
+	d->tids[d->n++] = *tid;
+}
+
+static bool
+is_dead(DeadSet *d, ItemPointer tid)
+{
+	if (d->collect)
+	{
+		if (!d->callback(tid, d->callback_state))
+			return false;
+		remember(d, tid);
+		return true;
+	}
+	else
+	{
+		size_t		lo = 0,
+					hi = d->n;
+
+		while (lo < hi)
+		{
+			size_t		mid = (lo + hi) / 2;
+			int			c = ItemPointerCompare(&d->tids[mid], tid);
+
+			if (c == 0)
+				return true;
+			if (c < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return false;
+	}
+}
+
+static int
+tid_cmp(const void *a, const void *b)
+{
+	return ItemPointerCompare((ItemPointer) a, (ItemPointer) b);
+}
+
 /* Mark the dead entries of one page; returns how many were marked. */
 static int
 mark_page(Relation index, BlockNumber blkno, uint16 kind, uint64 generation,
-		  IndexBulkDeleteCallback callback, void *callback_state,
-		  double *live, BlockNumber *next)
+		  DeadSet *deadset, double *live, BlockNumber *next)
 {
 	Buffer		buffer = ReadBuffer(index, blkno);
 	Page		page;
@@ -41,8 +105,13 @@ mark_page(Relation index, BlockNumber blkno, uint16 kind, uint64 generation,
 	for (int i = 0; i < n; i++)
 	{
 		if (entries[i].flags & SIMHASH_ENTRY_DEAD)
+		{
+			/* marked before, maybe by a VACUUM that crashed half-way */
+			if (deadset->collect)
+				remember(deadset, &entries[i].tid);
 			continue;
-		if (callback(&entries[i].tid, callback_state))
+		}
+		if (is_dead(deadset, &entries[i].tid))
 		{
 			dead[i] = true;
 			ndead++;
@@ -69,14 +138,13 @@ mark_page(Relation index, BlockNumber blkno, uint16 kind, uint64 generation,
 
 static uint64
 mark_chain(Relation index, BlockNumber blkno, uint16 kind, uint64 generation,
-		   IndexBulkDeleteCallback callback, void *callback_state, double *live)
+		   DeadSet *deadset, double *live)
 {
 	uint64		ndead = 0;
 
 	while (blkno != InvalidBlockNumber)
 	{
-		ndead += mark_page(index, blkno, kind, generation, callback,
-						   callback_state, live, &blkno);
+		ndead += mark_page(index, blkno, kind, generation, deadset, live, &blkno);
 		vacuum_delay_point();
 	}
 	return ndead;
@@ -144,28 +212,41 @@ simhash_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	{
 		int			ntables = 1;
 		uint64		ndead = 0;
+		DeadSet		deadset = {callback, callback_state, true, NULL, 0, 0};
 
 		for (int t = 0; t < ntables; t++)
 		{
 			double		ignored = 0;
 			BlockNumber leaf = tree_leftmost(index, &meta.runs[i], t, &ntables);
 			uint64		marked = mark_chain(index, leaf, SIMHASH_LEAF,
-											meta.runs[i].generation, callback,
-											callback_state, t == 0 ? &live : &ignored);
+											meta.runs[i].generation, &deadset,
+											t == 0 ? &live : &ignored);
 
 			if (t == 0)
+			{
 				ndead = marked;
+				if (deadset.n == 0)
+					break;		/* nothing dead in this run */
+				qsort(deadset.tids, deadset.n, sizeof(ItemPointerData), tid_cmp);
+				deadset.collect = false;
+			}
 		}
+		if (deadset.tids)
+			pfree(deadset.tids);
 		if (ndead > 0)
 			add_run_dead(index, &meta.runs[i], ndead);
 		stats->tuples_removed += ndead;
 	}
-	stats->tuples_removed += mark_chain(index, meta.flushing.head, SIMHASH_PENDING,
-										meta.flushing.generation, callback,
-										callback_state, &live);
-	stats->tuples_removed += mark_chain(index, meta.pending.head, SIMHASH_PENDING,
-										meta.pending.generation, callback,
-										callback_state, &live);
+	{
+		DeadSet		deadset = {callback, callback_state, true, NULL, 0, 0};
+
+		stats->tuples_removed += mark_chain(index, meta.flushing.head, SIMHASH_PENDING,
+											meta.flushing.generation, &deadset, &live);
+		stats->tuples_removed += mark_chain(index, meta.pending.head, SIMHASH_PENDING,
+											meta.pending.generation, &deadset, &live);
+		if (deadset.tids)
+			pfree(deadset.tids);
+	}
 	UnlockPage(index, SIMHASH_METAPAGE_BLKNO, ExclusiveLock);
 
 	stats->num_index_tuples = live;
