@@ -28,10 +28,11 @@ OBJS = \
 	src/am_validate.o \
 	src/am_check.o \
 	src/ball.o \
-	src/blocks.o
+	src/blocks.o \
+	src/find_all.o
 
 # pg_regress tests: sql/<name>.sql against expected/<name>.out
-REGRESS = type distance compute tokenizer aggregate encoding bad_input planner index
+REGRESS = type distance compute tokenizer aggregate encoding bad_input find_all planner index
 REGRESS_OPTS = --inputdir=. --outputdir=$(or $(REGRESS_OUTDIR),.)
 
 # xxHash comes from Debian's libxxhash-dev, used header-only (inlined).
@@ -41,3 +42,6 @@ PG_CFLAGS = -O2
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# PGXS does not track header dependencies here: rebuild on any header change
+$(OBJS): $(wildcard $(srcdir)/src/*.h)

@@ -191,6 +191,50 @@ SELECT count(*) FROM probe p JOIN docs d ON hamming_distance(d.h, p.q) <= 2;
 DROP TABLE docs, probe;
 DROP FUNCTION forms_agree, near_count;
 
+-- ORDER BY h <~> q: exact nearest neighbours by increasing distance
+CREATE TABLE nn AS SELECT id, h FROM ix WHERE id % 7 = 0 OR id > 100000;
+INSERT INTO nn VALUES (-1, NULL), (-2, NULL);
+CREATE INDEX nn_h ON nn USING simhash (h);
+INSERT INTO nn SELECT 500000 + g, simhash_hash('z' || g)::simhash64 FROM generate_series(1, 3000) g;
+INSERT INTO nn VALUES (-3, NULL);
+ANALYZE nn;
+EXPLAIN (COSTS OFF) SELECT id FROM nn ORDER BY h <~> '0123456789abcdef' LIMIT 10;
+EXPLAIN (COSTS OFF) SELECT id FROM nn WHERE h <~> '0123456789abcdef' <= 20 ORDER BY h <~> '0123456789abcdef' LIMIT 10;
+CREATE FUNCTION nn_index(q simhash64, lim int, r int) RETURNS text LANGUAGE plpgsql
+	SET enable_seqscan = off SET enable_bitmapscan = off SET enable_sort = off AS $$
+DECLARE result text;
+BEGIN
+	IF r IS NULL THEN
+		SELECT string_agg(coalesce((h <~> q)::text, 'null'), ',') INTO result
+		FROM (SELECT h FROM nn ORDER BY h <~> q LIMIT lim) s;
+	ELSE
+		SELECT string_agg((h <~> q)::text, ',') INTO result
+		FROM (SELECT h FROM nn WHERE h <~> q <= r ORDER BY h <~> q LIMIT lim) s;
+	END IF;
+	RETURN result;
+END $$;
+CREATE FUNCTION nn_sorted(q simhash64, lim int, r int) RETURNS text LANGUAGE sql AS $$
+	SELECT string_agg(coalesce(d::text, 'null'), ',') FROM (
+		SELECT hamming_distance(h, q) AS d FROM nn
+		WHERE r IS NULL OR hamming_distance(h, q) <= r
+		ORDER BY 1 NULLS LAST LIMIT lim) s
+$$;
+SELECT count(*) FILTER (WHERE nn_index(q, lim, r) IS NOT DISTINCT FROM nn_sorted(q, lim, r)) AS agree,
+       count(*) FILTER (WHERE nn_index(q, lim, r) IS NOT NULL) AS nonempty, count(*)
+	FROM (SELECT q FROM queries LIMIT 25) q, (VALUES (1), (10), (100)) l(lim), (VALUES (NULL), (0), (3), (8), (64)) rr(r);
+-- every row, NULL keys last, each once
+SELECT count(*), count(DISTINCT id), count(*) FILTER (WHERE h IS NULL) AS nulls,
+       (array_agg(h IS NULL ORDER BY ord))[count(*) - 2:] AS last_three
+	FROM (SELECT id, h, row_number() OVER () AS ord FROM
+	      (SELECT id, h FROM nn ORDER BY h <~> '0123456789abcdef') s) x;
+SELECT count(*) = (SELECT count(*) FROM nn) FROM (SELECT id FROM nn ORDER BY h <~> NULL::simhash64) s;
+DELETE FROM nn WHERE id = -1 OR id % 11 = 0;
+VACUUM nn;
+SELECT simhash_index_check('nn_h', true);
+SELECT count(*) FILTER (WHERE nn_index(q, 20, NULL) IS NOT DISTINCT FROM nn_sorted(q, 20, NULL)) AS agree, count(*) FROM queries;
+DROP TABLE nn;
+DROP FUNCTION nn_index, nn_sorted;
+
 -- check function on something else
 SELECT simhash_index_check('ix');
 SELECT simhash_index_check('ix_pkey');

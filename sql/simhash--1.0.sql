@@ -599,6 +599,19 @@ CREATE AGGREGATE simhash_agg(text, real) (
 COMMENT ON AGGREGATE simhash_agg(text, real) IS 'simhash of weighted feature rows';
 
 --------------------------------------------------------------------------
+-- find_all
+-- Every pair of array elements within max_distance bits (the seed's
+-- find_all), by sorted permuted tables: C(blocks, max_distance) passes.
+-- The input parameter is max_distance because the output column is distance.
+--------------------------------------------------------------------------
+
+CREATE FUNCTION simhash_find_all(hashes simhash64[], blocks integer, max_distance integer)
+	RETURNS TABLE (a simhash64, b simhash64, distance integer)
+	AS 'MODULE_PATHNAME', 'simhash_find_all'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 1000;
+COMMENT ON FUNCTION simhash_find_all(simhash64[], integer, integer) IS 'all pairs of elements within max_distance bits, each once, a <= b';
+
+--------------------------------------------------------------------------
 -- planner support
 -- `h <~> q <= k` becomes simhash_within(h, q, k) at planning time (support
 -- function of the simhash_distance comparison functions), and
@@ -719,7 +732,8 @@ CREATE ACCESS METHOD simhash TYPE INDEX HANDLER simhash_handler;
 COMMENT ON ACCESS METHOD simhash IS 'exact Hamming-distance search on permuted block prefixes';
 
 CREATE OPERATOR CLASS simhash_ops DEFAULT FOR TYPE simhash64 USING simhash AS
-	OPERATOR 1 <@ (simhash64, simhash_ball);
+	OPERATOR 1 <@ (simhash64, simhash_ball),
+	OPERATOR 2 <~> (simhash64, simhash64) FOR ORDER BY simhash_distance_ops;
 
 CREATE FUNCTION simhash_index_check(index regclass, heapallindexed boolean DEFAULT false)
 	RETURNS void AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL RESTRICTED;

@@ -64,6 +64,7 @@
 
 /* strategy numbers of the operator class */
 #define SIMHASH_WITHIN_STRATEGY			1	/* simhash64 <@ simhash_ball */
+#define SIMHASH_DISTANCE_STRATEGY		2	/* ORDER BY simhash64 <~> simhash64 */
 
 /* page kinds */
 #define SIMHASH_META		1
@@ -96,6 +97,7 @@ typedef struct SimhashEntry
 } SimhashEntry;
 
 #define SIMHASH_ENTRY_DEAD	0x0001
+#define SIMHASH_ENTRY_NULL	0x0002	/* a NULL key (the nulls list only) */
 
 /* an inner-page item: the first permuted key below child */
 typedef struct SimhashInnerItem
@@ -178,6 +180,7 @@ typedef struct SimhashMetaPageData
 	uint64		next_generation;
 	SimhashList pending;		/* appended to by inserts */
 	SimhashList flushing;		/* being sorted into a run */
+	SimhashList nulls;			/* rows whose key is NULL (for ordered scans) */
 	SimhashRunRef runs[SIMHASH_MAX_RUNS];	/* oldest (largest) first */
 	int32		nretired;
 	int32		pad;
@@ -204,7 +207,7 @@ extern void simhash_check_page(Relation index, Page page, BlockNumber blkno,
 extern void simhash_init_metapage(Page page, int nblocks, int max_distance, int ntables);
 extern void simhash_read_meta(Relation index, SimhashMetaPageData *meta);
 extern void simhash_meta_blocks(const SimhashMetaPageData *meta, SimhashBlocks *blocks);
-extern void simhash_list_append(Relation index, uint64 hash, ItemPointer tid);
+extern void simhash_list_append(Relation index, uint64 hash, ItemPointer tid, bool isnull);
 extern bool simhash_retire(SimhashMetaPageData *meta, BlockNumber head, uint16 kind);
 
 /* ---- am_runs.c ---- */
@@ -249,6 +252,9 @@ extern void simhash_search_run(Relation index, const SimhashBlocks *blocks,
 extern void simhash_search_list(Relation index, const SimhashList *list,
 								uint64 center, int radius, SimhashMatches *out);
 extern int	simhash_probe_distance(const SimhashBlocks *blocks, int radius);
+extern bool simhash_search_reads_all(const SimhashBlocks *blocks, int radius, uint64 nentries);
+extern void simhash_write_list(Relation index, const SimhashRunInput *input,
+							   uint16 flags, SimhashList *list, SimhashWriteMode mode);
 extern void simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 									double dead_fraction);
 

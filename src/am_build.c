@@ -22,6 +22,7 @@ typedef struct BuildState
 {
 	SimhashRunInput input;
 	size_t		cap;
+	SimhashRunInput nulls;		/* rows whose key is NULL */
 	double		indtuples;
 } BuildState;
 
@@ -32,7 +33,15 @@ build_callback(Relation index, ItemPointer tid, Datum *values,
 	BuildState *bs = (BuildState *) state;
 
 	if (isnull[0])
-		return;					/* NULLs are not indexed: no radius matches them */
+	{
+		/* kept apart, for ordered scans (which return every row) */
+		simhash_run_input_reserve(&bs->nulls, 1);
+		bs->nulls.hashes[bs->nulls.n] = 0;
+		bs->nulls.tids[bs->nulls.n] = *tid;
+		bs->nulls.n++;
+		bs->indtuples += 1;
+		return;
+	}
 	if (bs->input.n >= bs->cap)
 	{
 		bs->cap = Max(bs->cap * 2, 1024);
@@ -108,7 +117,28 @@ simhash_build(Relation heap, Relation index, IndexInfo *indexInfo)
 		meta->runs[0].nentries = bs.input.n;
 		meta->runs[0].generation = 1;
 		meta->nruns = 1;
-		meta->next_generation = 2;
+		MarkBufferDirty(metabuf);
+		UnlockReleaseBuffer(metabuf);
+	}
+	if (bs.nulls.n > 0)
+	{
+		Buffer		metabuf;
+		SimhashList nulls;
+
+		nulls.generation = 2;	/* the run (if any) has 1 */
+		simhash_write_list(index, &bs.nulls, SIMHASH_ENTRY_NULL, &nulls, SIMHASH_WRITE_BUILD);
+		metabuf = ReadBuffer(index, SIMHASH_METAPAGE_BLKNO);
+		LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+		SimhashPageGetMeta(BufferGetPage(metabuf))->nulls = nulls;
+		MarkBufferDirty(metabuf);
+		UnlockReleaseBuffer(metabuf);
+	}
+
+	{
+		Buffer		metabuf = ReadBuffer(index, SIMHASH_METAPAGE_BLKNO);
+
+		LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+		SimhashPageGetMeta(BufferGetPage(metabuf))->next_generation = 3;
 		MarkBufferDirty(metabuf);
 		UnlockReleaseBuffer(metabuf);
 	}

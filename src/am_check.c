@@ -157,7 +157,8 @@ typedef struct IndexedEntry
 {
 	ItemPointerData tid;		/* the key */
 	uint64		hash;
-	char		status;
+	char		kind;			/* 'v': a value, 'n': a NULL key */
+	char		status;			/* simplehash's */
 } IndexedEntry;
 
 #define SH_PREFIX indexed
@@ -187,10 +188,15 @@ heap_check_callback(Relation index, ItemPointer tid, Datum *values,
 	HeapCheckState *hs = (HeapCheckState *) state;
 	IndexedEntry *e;
 
-	if (isnull[0])
-		return;
 	e = indexed_lookup(hs->entries, *tid);
-	if (e == NULL || e->hash != DatumGetSimhash64(values[0]))
+	if (isnull[0])
+	{
+		if (e == NULL || e->kind != 'n')
+			corrupt(hs->index, "Heap tuple (%u,%u) with a NULL key is not in the nulls list.",
+					ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid));
+		return;
+	}
+	if (e == NULL || e->kind != 'v' || e->hash != DatumGetSimhash64(values[0]))
 		corrupt(hs->index, "Heap tuple (%u,%u) with hash %016llx has no index entry%s.",
 				ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
 				(unsigned long long) DatumGetSimhash64(values[0]),
@@ -281,6 +287,7 @@ simhash_index_check(PG_FUNCTION_ARGS)
 	}
 	check_list(index, &meta.flushing, "flushing");
 	check_list(index, &meta.pending, "pending");
+	check_list(index, &meta.nulls, "nulls");
 
 	if (heapallindexed)
 	{
@@ -301,6 +308,20 @@ simhash_index_check(PG_FUNCTION_ARGS)
 			IndexedEntry *e = indexed_insert(hs.entries, all.tids[i], &found);
 
 			e->hash = all.hashes[i];
+			e->kind = 'v';
+		}
+		{
+			SimhashRunInput nulls = {NULL, NULL, 0};
+
+			simhash_read_list_entries(index, &meta.nulls, &nulls, true);
+			for (size_t i = 0; i < nulls.n; i++)
+			{
+				bool		found;
+				IndexedEntry *e = indexed_insert(hs.entries, nulls.tids[i], &found);
+
+				e->hash = 0;
+				e->kind = 'n';
+			}
 		}
 		/* the tuples an index build would index */
 		table_index_build_scan(heap, index, indexInfo, false, false,

@@ -21,8 +21,12 @@ simhash_insert(Relation index, Datum *values, bool *isnull,
 	SimhashMetaPageData meta;
 
 	if (isnull[0])
+	{
+		/* kept for ordered scans, which return every row */
+		simhash_list_append(index, 0, ht_ctid, true);
 		return false;
-	simhash_list_append(index, DatumGetSimhash64(values[0]), ht_ctid);
+	}
+	simhash_list_append(index, DatumGetSimhash64(values[0]), ht_ctid, false);
 
 	/* an unlocked peek is enough to decide whether to try */
 	simhash_read_meta(index, &meta);

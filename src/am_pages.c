@@ -109,6 +109,7 @@ simhash_init_metapage(Page page, int nblocks, int max_distance, int ntables)
 	meta->next_generation = 1;
 	meta->pending.head = meta->pending.tail = InvalidBlockNumber;
 	meta->flushing.head = meta->flushing.tail = InvalidBlockNumber;
+	meta->nulls.head = meta->nulls.tail = InvalidBlockNumber;
 	((PageHeader) page)->pd_lower =
 		((char *) meta + sizeof(SimhashMetaPageData)) - (char *) page;
 }
@@ -149,11 +150,12 @@ simhash_meta_blocks(const SimhashMetaPageData *meta, SimhashBlocks *blocks)
 }
 
 /*
- * Append one entry to the pending list.  The metapage stays locked
- * exclusively throughout, which serialises appends.
+ * Append one entry to the pending list (or, for a NULL key, to the nulls
+ * list).  The metapage stays locked exclusively throughout, which
+ * serialises appends.
  */
 void
-simhash_list_append(Relation index, uint64 hash, ItemPointer tid)
+simhash_list_append(Relation index, uint64 hash, ItemPointer tid, bool isnull)
 {
 	Buffer		metabuf = ReadBuffer(index, SIMHASH_METAPAGE_BLKNO);
 	Buffer		tailbuf = InvalidBuffer;
@@ -165,16 +167,19 @@ simhash_list_append(Relation index, uint64 hash, ItemPointer tid)
 	Page		target;
 	SimhashEntry *entry;
 
+	SimhashList *list;
+
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 	check_meta(index, BufferGetPage(metabuf));
 	meta = SimhashPageGetMeta(BufferGetPage(metabuf));
+	list = isnull ? &meta->nulls : &meta->pending;
 
-	if (meta->pending.head != InvalidBlockNumber)
+	if (list->head != InvalidBlockNumber)
 	{
-		tailbuf = ReadBuffer(index, meta->pending.tail);
+		tailbuf = ReadBuffer(index, list->tail);
 		LockBuffer(tailbuf, BUFFER_LOCK_EXCLUSIVE);
-		simhash_check_page(index, BufferGetPage(tailbuf), meta->pending.tail,
-						   SIMHASH_PENDING, meta->pending.generation);
+		simhash_check_page(index, BufferGetPage(tailbuf), list->tail,
+						   SIMHASH_PENDING, list->generation);
 		if (SimhashPageItems(BufferGetPage(tailbuf)) >= (int) SIMHASH_PAGE_ITEMS)
 			newbuf = simhash_new_buffer(index);
 	}
@@ -183,33 +188,34 @@ simhash_list_append(Relation index, uint64 hash, ItemPointer tid)
 
 	state = GenericXLogStart(index);
 	meta = SimhashPageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
+	list = isnull ? &meta->nulls : &meta->pending;
 	if (BufferIsValid(tailbuf))
 		tailpage = GenericXLogRegisterBuffer(state, tailbuf, 0);
 	if (BufferIsValid(newbuf))
 	{
 		newpage = GenericXLogRegisterBuffer(state, newbuf, GENERIC_XLOG_FULL_IMAGE);
-		if (meta->pending.head == InvalidBlockNumber)
+		if (list->head == InvalidBlockNumber)
 		{
 			/* a new list */
-			meta->pending.generation = meta->next_generation++;
-			meta->pending.head = BufferGetBlockNumber(newbuf);
-			meta->pending.nentries = 0;
+			list->generation = meta->next_generation++;
+			list->head = BufferGetBlockNumber(newbuf);
+			list->nentries = 0;
 		}
 		else
 			SimhashPageGetOpaque(tailpage)->next = BufferGetBlockNumber(newbuf);
-		simhash_init_page(newpage, SIMHASH_PENDING, meta->pending.generation);
-		meta->pending.tail = BufferGetBlockNumber(newbuf);
+		simhash_init_page(newpage, SIMHASH_PENDING, list->generation);
+		list->tail = BufferGetBlockNumber(newbuf);
 		target = newpage;
 	}
 	else
 		target = tailpage;
 
 	entry = SimhashPageEntries(target) + SimhashPageItems(target);
-	entry->hash = hash;
+	entry->hash = isnull ? 0 : hash;
 	entry->tid = *tid;
-	entry->flags = 0;
+	entry->flags = isnull ? SIMHASH_ENTRY_NULL : 0;
 	((PageHeader) target)->pd_lower += sizeof(SimhashEntry);
-	meta->pending.nentries++;
+	list->nentries++;
 
 	GenericXLogFinish(state);
 	if (BufferIsValid(newbuf))

@@ -221,6 +221,56 @@ simhash_write_run(Relation index, const SimhashBlocks *blocks,
 	return headblk;
 }
 
+/*
+ * Write entries as a list of pages (the nulls list at CREATE INDEX), with
+ * a new generation taken by the caller in list->generation.
+ */
+void
+simhash_write_list(Relation index, const SimhashRunInput *input, uint16 flags,
+				   SimhashList *list, SimhashWriteMode mode)
+{
+	RunWriter	w;
+	PGAlignedBlock image;
+	Buffer		cur;
+
+	w.index = index;
+	w.mode = mode;
+	w.generation = list->generation;
+	w.npages = 0;
+	list->head = list->tail = InvalidBlockNumber;
+	list->nentries = input->n;
+	if (input->n == 0)
+		return;
+	cur = simhash_new_buffer(index);
+	list->head = BufferGetBlockNumber(cur);
+	for (size_t start = 0; start < input->n; start += SIMHASH_PAGE_ITEMS)
+	{
+		size_t		count = Min((size_t) SIMHASH_PAGE_ITEMS, input->n - start);
+		Page		page = (Page) image.data;
+		SimhashEntry *entries;
+		Buffer		next = InvalidBuffer;
+
+		simhash_init_page(page, SIMHASH_PENDING, list->generation);
+		entries = SimhashPageEntries(page);
+		for (size_t i = 0; i < count; i++)
+		{
+			entries[i].hash = input->hashes[start + i];
+			entries[i].tid = input->tids[start + i];
+			entries[i].flags = flags;
+		}
+		((PageHeader) page)->pd_lower += count * sizeof(SimhashEntry);
+		if (start + count < input->n)
+		{
+			next = simhash_new_buffer(index);
+			SimhashPageGetOpaque(page)->next = BufferGetBlockNumber(next);
+		}
+		else
+			list->tail = BufferGetBlockNumber(cur);
+		finish_page(&w, cur, page);
+		cur = next;
+	}
+}
+
 /* ---- reading runs ---- */
 
 /* Read a run's header into a palloc'd copy, checking its generation. */
@@ -449,6 +499,31 @@ probe(SearchState *s, uint64 prefix, int bit, int lowest, int left)
 }
 
 static uint64
+count_probes(int bits, int e);
+
+/*
+ * Would simhash_search_run() read a whole tree, for this radius and a run
+ * of nentries?  When the probes (a descent of each table's tree each) would
+ * touch more pages than the first tree's leaves, reading those is cheaper.
+ */
+bool
+simhash_search_reads_all(const SimhashBlocks *blocks, int radius, uint64 nentries)
+{
+	SimhashTable tab;
+	uint64		probes;
+	double		leaves = (double) nentries / SIMHASH_PAGE_ITEMS + 1;
+	double		height = 1;
+
+	simhash_table_init(blocks, 0, &tab);
+	probes = count_probes(tab.prefix_bits, simhash_probe_distance(blocks, Min(radius, 64)));
+	if (probes > MAX_PROBES_PER_TABLE)
+		return true;
+	for (double pages = leaves; pages > 1; pages /= SIMHASH_PAGE_ITEMS)
+		height++;
+	return (double) probes * blocks->ntables * height > leaves;
+}
+
+static uint64
 count_probes(int bits, int e)
 {
 	uint64		total = 0;
@@ -512,9 +587,9 @@ simhash_search_run(Relation index, const SimhashBlocks *blocks,
 	e = simhash_probe_distance(blocks, radius);
 	tab = palloc(sizeof(SimhashTable));
 
-	/* too many probes: read one tree in full */
+	/* probing would cost more than reading one tree in full */
 	simhash_table_init(blocks, 0, tab);
-	if (count_probes(tab->prefix_bits, e) > MAX_PROBES_PER_TABLE)
+	if (simhash_search_reads_all(blocks, radius, header->nentries))
 	{
 		scan_all(index, &header->trees[0], run->generation, center, radius, out);
 		pfree(tab);

@@ -244,6 +244,8 @@ simhash_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 											meta.flushing.generation, &deadset, &live);
 		stats->tuples_removed += mark_chain(index, meta.pending.head, SIMHASH_PENDING,
 											meta.pending.generation, &deadset, &live);
+		stats->tuples_removed += mark_chain(index, meta.nulls.head, SIMHASH_PENDING,
+											meta.nulls.generation, &deadset, &live);
 		if (deadset.tids)
 			pfree(deadset.tids);
 	}
@@ -347,7 +349,8 @@ simhash_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	IndexFreeSpaceMapVacuum(index);
 
 	simhash_read_meta(index, &meta);
-	stats->num_index_tuples = meta.pending.nentries + meta.flushing.nentries;
+	stats->num_index_tuples = meta.pending.nentries + meta.flushing.nentries +
+		meta.nulls.nentries;
 	for (int i = 0; i < meta.nruns; i++)
 		stats->num_index_tuples += meta.runs[i].nentries;
 	stats->num_pages = RelationGetNumberOfBlocks(index);

@@ -1,8 +1,9 @@
 /*
  * am_validate.c
  *		amvalidate for the simhash access method: an operator class may
- *		have only the <@ (simhash64, simhash_ball) search operator, as
- *		strategy 1, and no support functions.
+ *		have the search operator <@ (simhash64, simhash_ball) as strategy 1
+ *		and the ordering operator <~> (simhash64, simhash64) as strategy 2,
+ *		and no support functions.
  */
 #include "postgres.h"
 
@@ -38,8 +39,10 @@ simhash_validate(Oid opclassoid)
 	{
 		Form_pg_amop oprform = (Form_pg_amop) GETSTRUCT(&oprlist->members[i]->tuple);
 
-		if (oprform->amopstrategy != SIMHASH_WITHIN_STRATEGY ||
-			oprform->amoppurpose != AMOP_SEARCH)
+		if (!(oprform->amopstrategy == SIMHASH_WITHIN_STRATEGY &&
+			  oprform->amoppurpose == AMOP_SEARCH) &&
+			!(oprform->amopstrategy == SIMHASH_DISTANCE_STRATEGY &&
+			  oprform->amoppurpose == AMOP_ORDER))
 		{
 			ereport(INFO,
 					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),

@@ -1,0 +1,158 @@
+/*
+ * find_all.c
+ *		simhash_find_all(hashes simhash64[], blocks integer, max_distance integer):
+ *		every pair of array elements within max_distance bits (the seed's
+ *		find_all), by the permuted-table search of blocks.c.  Exact: the same
+ *		pairs as comparing all n(n-1)/2 pairs, each reported once.
+ */
+#include "simhash.h"
+
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/memutils.h"
+#include "utils/tuplestore.h"
+
+#include "blocks.h"
+
+PG_FUNCTION_INFO_V1(simhash_find_all);
+
+/* matches fetched per simhash_find_all_next() call */
+#define MATCH_BATCH 256
+
+static void
+check_parameters(int32 blocks, int32 max_distance)
+{
+	switch (simhash_blocks_validate(blocks, max_distance))
+	{
+		case SIMHASH_BLOCKS_OK:
+			return;
+		case SIMHASH_BLOCKS_BAD_NBLOCKS:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("blocks must be between 1 and 64, not %d", blocks),
+					 errhint("The 64 bits of a fingerprint are split into this many blocks.")));
+			break;
+		case SIMHASH_BLOCKS_BAD_DISTANCE:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("max_distance must not be negative, not %d", max_distance)));
+			break;
+		case SIMHASH_BLOCKS_DISTANCE_TOO_LARGE:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("blocks must be greater than max_distance"),
+					 errdetail("blocks is %d and max_distance is %d.", blocks, max_distance),
+					 errhint("Two fingerprints within max_distance bits have at least blocks - max_distance equal blocks, so blocks must be at least max_distance + 1.")));
+			break;
+		case SIMHASH_BLOCKS_TOO_MANY_TABLES:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("too many tables for blocks %d and max_distance %d", blocks, max_distance),
+					 errdetail("The search makes one pass per choice of max_distance blocks out of blocks, C(%d, %d) in all; at most %d are allowed.",
+							   blocks, max_distance, SIMHASH_MAX_TABLES),
+					 errhint("Use fewer blocks: max_distance + 2 or + 3 is usually fastest.")));
+			break;
+	}
+	/* unknown status */
+	elog(ERROR, "invalid simhash block configuration");
+}
+
+/*
+ * The non-NULL elements of a simhash64[] as a uint64 array: the array's own
+ * data when it has no NULLs, else a copy.
+ */
+static const uint64 *
+array_hashes(ArrayType *arr, size_t *n)
+{
+	int			nitems = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+	const uint64 *data = (const uint64 *) ARR_DATA_PTR(arr);
+	bits8	   *nulls = ARR_NULLBITMAP(arr);
+	uint64	   *copy;
+	size_t		m = 0;
+
+	if (!ARR_HASNULL(arr))
+	{
+		*n = nitems;
+		return data;
+	}
+	copy = MemoryContextAllocHuge(CurrentMemoryContext,
+								  Max(nitems, 1) * sizeof(uint64));
+	for (int i = 0; i < nitems; i++)
+	{
+		/* elements are 8 bytes, aligned and stored only when not NULL */
+		if (nulls[i / 8] & (1 << (i % 8)))
+			copy[m++] = *data++;
+	}
+	*n = m;
+	return copy;
+}
+
+/*
+ * simhash_find_all(hashes, blocks, max_distance) RETURNS TABLE (a simhash64,
+ * b simhash64, distance integer): each unordered pair of positions i < j
+ * whose values differ in at most max_distance bits, once, with a <= b.  NULL
+ * elements are skipped; equal values at two positions are a pair at
+ * distance 0.  Materialised into a tuplestore (spills past work_mem).
+ * Besides the array, it takes 16 bytes per element (keys and scratch),
+ * plus 8 if the array has NULLs.
+ */
+Datum
+simhash_find_all(PG_FUNCTION_ARGS)
+{
+	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(0);
+	int32		blocks = PG_GETARG_INT32(1);
+	int32		max_distance = PG_GETARG_INT32(2);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	SimhashBlocks *b;
+	SimhashFindAll *f;
+	SimhashMatch *matches;
+	const uint64 *hashes;
+	uint64	   *keys,
+			   *tmp;
+	size_t		n;
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
+
+	simhash_check_array_dims(arr, "hashes");
+	check_parameters(blocks, max_distance);
+	InitMaterializedSRF(fcinfo, 0);
+
+	hashes = array_hashes(arr, &n);
+	if (n < 2)
+		return (Datum) 0;		/* no pairs */
+
+	b = palloc(sizeof(SimhashBlocks));
+	if (!simhash_blocks_init(b, blocks, max_distance))
+		elog(ERROR, "invalid simhash block configuration");
+	f = palloc(sizeof(SimhashFindAll));
+	matches = palloc(sizeof(SimhashMatch) * MATCH_BATCH);
+	keys = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(uint64));
+	tmp = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(uint64));
+
+	simhash_find_all_begin(f, b, hashes, n, keys, tmp);
+	while (!simhash_find_all_done(f))
+	{
+		size_t		nmatches;
+
+		/* each call does bounded work: at most one pass over the arrays */
+		CHECK_FOR_INTERRUPTS();
+		nmatches = simhash_find_all_next(f, matches, MATCH_BATCH);
+		for (size_t i = 0; i < nmatches; i++)
+		{
+			values[0] = Simhash64GetDatum(matches[i].a);
+			values[1] = Simhash64GetDatum(matches[i].b);
+			values[2] = Int32GetDatum(matches[i].distance);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+	}
+
+	if (hashes != (const uint64 *) ARR_DATA_PTR(arr))
+		pfree((void *) hashes);
+	pfree(keys);
+	pfree(tmp);
+	pfree(matches);
+	pfree(f);
+	pfree(b);
+	return (Datum) 0;
+}
