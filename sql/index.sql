@@ -235,6 +235,31 @@ SELECT count(*) FILTER (WHERE nn_index(q, 20, NULL) IS NOT DISTINCT FROM nn_sort
 DROP TABLE nn;
 DROP FUNCTION nn_index, nn_sorted;
 
+-- statistics, partitioned tables, CREATE INDEX CONCURRENTLY
+CREATE TABLE parted (id int, h simhash64) PARTITION BY RANGE (id);
+CREATE TABLE parted_1 PARTITION OF parted FOR VALUES FROM (0) TO (10000);
+CREATE TABLE parted_2 PARTITION OF parted FOR VALUES FROM (10000) TO (MAXVALUE);
+INSERT INTO parted SELECT id, h FROM ix WHERE id < 20000;
+CREATE INDEX parted_h ON parted USING simhash (h);
+ANALYZE parted;
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM parted WHERE h <~> simhash_hash('1')::simhash64 <= 3;
+SELECT count(*) = (SELECT count(*) FROM parted WHERE hamming_distance(h, simhash_hash('1')::simhash64) <= 3)
+	FROM parted WHERE h <~> simhash_hash('1')::simhash64 <= 3;
+RESET enable_seqscan;
+SELECT simhash_index_check('parted_1_h_idx', true), simhash_index_check('parted_2_h_idx', true);
+DROP TABLE parted;
+CREATE INDEX CONCURRENTLY ix_conc ON ix USING simhash (h);
+SELECT simhash_index_check('ix_conc', true);
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+SELECT pg_stat_reset_single_table_counters('ix_conc'::regclass);
+SELECT count(*) FROM ix WHERE h <~> simhash_hash('3')::simhash64 <= 3;
+SELECT count(*) FROM ix WHERE h <~> simhash_hash('4')::simhash64 <= 3;
+RESET enable_seqscan; RESET enable_bitmapscan;
+SELECT pg_stat_force_next_flush();
+SELECT idx_scan FROM pg_stat_user_indexes WHERE indexrelname = 'ix_conc';
+DROP INDEX ix_conc;
+
 -- check function on something else
 SELECT simhash_index_check('ix');
 SELECT simhash_index_check('ix_pkey');

@@ -62,6 +62,10 @@
 #define SIMHASH_DEFAULT_MAX_DISTANCE	3
 #define SIMHASH_MAX_INDEX_TABLES		1000
 
+/* build phases reported in pg_stat_progress_create_index */
+#define SIMHASH_BUILD_PHASE_SCAN	2	/* reading the table */
+#define SIMHASH_BUILD_PHASE_WRITE	3	/* sorting the tables, writing the run */
+
 /* strategy numbers of the operator class */
 #define SIMHASH_WITHIN_STRATEGY			1	/* simhash64 <@ simhash_ball */
 #define SIMHASH_DISTANCE_STRATEGY		2	/* ORDER BY simhash64 <~> simhash64 */
@@ -287,6 +291,7 @@ extern void simhash_costestimate(PlannerInfo *root, IndexPath *path, double loop
 								 Selectivity *indexSelectivity, double *indexCorrelation,
 								 double *indexPages);
 extern bool simhash_validate(Oid opclassoid);
+extern char *simhash_buildphasename(int64 phasenum);
 extern bytea *simhash_options(Datum reloptions, bool validate);
 
 #endif							/* SIMHASH_AM_H */

@@ -93,10 +93,11 @@ simhash_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	write_metapage(index, MAIN_FORKNUM, &blocks);
 
 	memset(&bs, 0, sizeof(bs));
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, SIMHASH_BUILD_PHASE_SCAN);
 	reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
 									   build_callback, (void *) &bs, NULL);
 
-	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, 2);
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, SIMHASH_BUILD_PHASE_WRITE);
 	if (bs.input.n > 0)
 	{
 		Buffer		metabuf;
@@ -151,6 +152,22 @@ simhash_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	result->heap_tuples = reltuples;
 	result->index_tuples = bs.indtuples;
 	return result;
+}
+
+char *
+simhash_buildphasename(int64 phasenum)
+{
+	switch (phasenum)
+	{
+		case PROGRESS_CREATEIDX_SUBPHASE_INITIALIZE:
+			return "initializing";
+		case SIMHASH_BUILD_PHASE_SCAN:
+			return "scanning table";
+		case SIMHASH_BUILD_PHASE_WRITE:
+			return "sorting tables and writing the run";
+		default:
+			return NULL;
+	}
 }
 
 /* The init fork of an unlogged index: just the metapage. */

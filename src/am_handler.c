@@ -103,7 +103,7 @@ simhash_handler(PG_FUNCTION_ARGS)
 	amroutine->amcostestimate = simhash_costestimate;
 	amroutine->amoptions = simhash_options;
 	amroutine->amproperty = NULL;
-	amroutine->ambuildphasename = NULL;
+	amroutine->ambuildphasename = simhash_buildphasename;
 	amroutine->amvalidate = simhash_validate;
 	amroutine->amadjustmembers = NULL;
 	amroutine->ambeginscan = simhash_beginscan;

@@ -11,6 +11,7 @@
 #include "access/relscan.h"
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
+#include "pgstat.h"
 #include "port/pg_bitutils.h"
 #include "utils/memutils.h"
 
@@ -118,6 +119,7 @@ start_scan(IndexScanDesc scan)
 	SimhashScanOpaque so = (SimhashScanOpaque) scan->opaque;
 
 	so->computed = true;
+	pgstat_count_index_scan(scan->indexRelation);
 	so->empty = false;
 	so->max_radius = 64;
 	so->keyless = (scan->numberOfKeys == 0);
