@@ -539,12 +539,11 @@ count_probes(int bits, int e)
 	return total;
 }
 
+/* Matching live entries of a chain of leaves or list pages. */
 static void
-scan_all(Relation index, const SimhashRunTree *tree, uint64 generation,
-		 uint64 center, int radius, SimhashMatches *out)
+scan_chain(Relation index, BlockNumber blkno, uint16 kind, uint64 generation,
+		   uint64 center, int radius, SimhashMatches *out)
 {
-	BlockNumber blkno = leftmost_leaf(index, tree, generation);
-
 	while (blkno != InvalidBlockNumber)
 	{
 		Buffer		buffer = ReadBuffer(index, blkno);
@@ -554,7 +553,7 @@ scan_all(Relation index, const SimhashRunTree *tree, uint64 generation,
 
 		LockBuffer(buffer, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buffer);
-		simhash_check_page(index, page, blkno, SIMHASH_LEAF, generation);
+		simhash_check_page(index, page, blkno, kind, generation);
 		entries = SimhashPageEntries(page);
 		n = SimhashPageItems(page);
 		for (int i = 0; i < n; i++)
@@ -591,7 +590,8 @@ simhash_search_run(Relation index, const SimhashBlocks *blocks,
 	simhash_table_init(blocks, 0, tab);
 	if (simhash_search_reads_all(blocks, radius, header->nentries))
 	{
-		scan_all(index, &header->trees[0], run->generation, center, radius, out);
+		scan_chain(index, leftmost_leaf(index, &header->trees[0], run->generation),
+				   SIMHASH_LEAF, run->generation, center, radius, out);
 		pfree(tab);
 		pfree(header);
 		return;
@@ -623,29 +623,9 @@ void
 simhash_search_list(Relation index, const SimhashList *list,
 					uint64 center, int radius, SimhashMatches *out)
 {
-	BlockNumber blkno = list->head;
-
-	if (radius < 0)
-		return;
-	while (blkno != InvalidBlockNumber)
-	{
-		Buffer		buffer = ReadBuffer(index, blkno);
-		Page		page;
-		SimhashEntry *entries;
-		int			n;
-
-		LockBuffer(buffer, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buffer);
-		simhash_check_page(index, page, blkno, SIMHASH_PENDING, list->generation);
-		entries = SimhashPageEntries(page);
-		n = SimhashPageItems(page);
-		for (int i = 0; i < n; i++)
-			if (!(entries[i].flags & SIMHASH_ENTRY_DEAD) &&
-				pg_popcount64(entries[i].hash ^ center) <= radius)
-				simhash_matches_add(out, &entries[i].tid, entries[i].hash);
-		blkno = SimhashPageGetOpaque(page)->next;
-		UnlockReleaseBuffer(buffer);
-	}
+	if (radius >= 0)
+		scan_chain(index, list->head, SIMHASH_PENDING, list->generation,
+				   center, radius, out);
 }
 
 /* ---- visiting pages ---- */

@@ -30,24 +30,6 @@ simhash_ball_new(simhash64 center, int64 radius)
 	return ball;
 }
 
-static inline bool
-is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-
-static inline int
-hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static void
 ball_syntax_error(const char *str)
 {
@@ -75,21 +57,21 @@ simhash_ball_in(PG_FUNCTION_ARGS)
 	bool		negative = false;
 	int			digits;
 
-	while (is_space(*p))
+	while (simhash_is_space(*p))
 		p++;
 	if (*p++ != '(')
 		ball_syntax_error(str);
-	while (is_space(*p))
+	while (simhash_is_space(*p))
 		p++;
-	for (digits = 0; hex_value(*p) >= 0; p++, digits++)
-		center = (center << 4) | (uint64) hex_value(*p);
+	for (digits = 0; simhash_hex_value(*p) >= 0; p++, digits++)
+		center = (center << 4) | (uint64) simhash_hex_value(*p);
 	if (digits != 16)
 		ball_syntax_error(str);
-	while (is_space(*p))
+	while (simhash_is_space(*p))
 		p++;
 	if (*p++ != ',')
 		ball_syntax_error(str);
-	while (is_space(*p))
+	while (simhash_is_space(*p))
 		p++;
 	if (*p == '-' || *p == '+')
 		negative = (*p++ == '-');
@@ -101,11 +83,11 @@ simhash_ball_in(PG_FUNCTION_ARGS)
 	}
 	if (digits == 0)
 		ball_syntax_error(str);
-	while (is_space(*p))
+	while (simhash_is_space(*p))
 		p++;
 	if (*p++ != ')')
 		ball_syntax_error(str);
-	while (is_space(*p))
+	while (simhash_is_space(*p))
 		p++;
 	if (*p != '\0')
 		ball_syntax_error(str);

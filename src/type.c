@@ -27,24 +27,6 @@ PG_FUNCTION_INFO_V1(simhash64_smaller);
 PG_FUNCTION_INFO_V1(simhash64_to_bit);
 PG_FUNCTION_INFO_V1(bit_to_simhash64);
 
-static inline bool
-is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-
-static inline int
-hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* 16 hex digits, either case, optional 0x, surrounding whitespace */
 Datum
 simhash64_in(PG_FUNCTION_ARGS)
@@ -54,13 +36,13 @@ simhash64_in(PG_FUNCTION_ARGS)
 	uint64		value = 0;
 	int			digits = 0;
 
-	while (is_space(*p))
+	while (simhash_is_space(*p))
 		p++;
 	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
 		p += 2;
-	for (; hex_value(*p) >= 0; p++, digits++)
-		value = (value << 4) | (uint64) hex_value(*p);
-	while (is_space(*p))
+	for (; simhash_hex_value(*p) >= 0; p++, digits++)
+		value = (value << 4) | (uint64) simhash_hex_value(*p);
+	while (simhash_is_space(*p))
 		p++;
 	if (digits != 16 || *p != '\0')
 		ereport(ERROR,

@@ -7,28 +7,10 @@
 #include "blocks.h"
 
 #include <stdio.h>
+
+#include "unit.h"
 #include <stdlib.h>
 #include <string.h>
-
-static int	passed,
-			failed;
-
-#define CHECK(cond, ...) \
-	do { \
-		if (cond) passed++; \
-		else { failed++; printf("FAIL %s:%d: ", __FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); } \
-	} while (0)
-
-static uint64_t rng = 7;
-static uint64_t
-next(void)						/* splitmix64 */
-{
-	uint64_t	z = (rng += UINT64_C(0x9E3779B97F4A7C15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-	return z ^ (z >> 31);
-}
 
 /* h with nbits distinct bits flipped */
 static uint64_t
@@ -629,12 +611,12 @@ test_find_all(void)
 int
 main(void)
 {
+	unit_seed(7);
 	test_validate();
 	test_geometry();
 	test_tables();
 	test_radix();
 	test_table_sort();
 	test_find_all();
-	printf("test_pairs: %d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return unit_report("test_pairs");
 }

@@ -5,27 +5,9 @@
 #include "tfweight.h"
 
 #include <stdio.h>
+
+#include "unit.h"
 #include <stdlib.h>
-
-static int	passed,
-			failed;
-
-#define CHECK(cond, ...) \
-	do { \
-		if (cond) passed++; \
-		else { failed++; printf("FAIL %s:%d: ", __FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); } \
-	} while (0)
-
-static uint64_t rng = 99;
-static uint64_t
-next(void)
-{
-	uint64_t	z = (rng += UINT64_C(0x9E3779B97F4A7C15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-	return z ^ (z >> 31);
-}
 
 static void *
 zalloc(size_t n)
@@ -76,6 +58,7 @@ reference(const uint64_t *h, size_t n)
 int
 main(void)
 {
+	unit_seed(99);
 	static uint64_t h[100000];
 	static const uint32_t want[] = {0, 1, 3, 4, 5, 5, 6, 6, 7, 7, 7, 7, 8};
 
@@ -106,6 +89,5 @@ main(void)
 		simhash_counts_free(&c);
 	}
 
-	printf("test_tfweight: %d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return unit_report("test_tfweight");
 }

@@ -5,11 +5,10 @@
 #include "tokenizer.h"
 
 #include <stdio.h>
+
+#include "unit.h"
 #include <stdlib.h>
 #include <string.h>
-
-static int	passed,
-			failed;
 
 /* tokens of `in` joined by '|' */
 static char *
@@ -50,20 +49,10 @@ expect(const char *in, const char *want)
 	free(got);
 }
 
-static uint64_t rng = 7;
-static uint64_t
-next(void)
-{
-	uint64_t	z = (rng += UINT64_C(0x9E3779B97F4A7C15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-	return z ^ (z >> 31);
-}
-
 int
 main(void)
 {
+	unit_seed(7);
 	expect("", "");
 	expect("  \t\n ,.;!? ", "");
 	expect("Hello, World!", "hello|world");
@@ -207,6 +196,5 @@ main(void)
 		}
 	}
 
-	printf("test_tokenizer: %d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return unit_report("test_tokenizer");
 }

@@ -5,27 +5,9 @@
 #include "vote.h"
 
 #include <stdio.h>
+
+#include "unit.h"
 #include <stdlib.h>
-
-static int	passed,
-			failed;
-
-#define CHECK(cond, ...) \
-	do { \
-		if (cond) passed++; \
-		else { failed++; printf("FAIL %s:%d: ", __FILE__, __LINE__); printf(__VA_ARGS__); printf("\n"); } \
-	} while (0)
-
-static uint64_t rng = 42;
-static uint64_t
-next(void)						/* splitmix64 */
-{
-	uint64_t	z = (rng += UINT64_C(0x9E3779B97F4A7C15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-	return z ^ (z >> 31);
-}
 
 static uint64_t
 naive(const uint64_t *h, size_t n)
@@ -80,6 +62,7 @@ fill(uint64_t *h, size_t n, int density)
 int
 main(void)
 {
+	unit_seed(42);
 	static uint64_t h[200000];
 	static uint64_t q[200000];
 	SimhashVote v;
@@ -185,6 +168,5 @@ main(void)
 	CHECK(simhash_vote_result(&v) == naive(h, 100), "pinned: reference");
 	CHECK(simhash_vote_result(&v) == UINT64_C(0x1f0438107b19c034), "pinned: value");
 
-	printf("test_vote: %d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return unit_report("test_vote");
 }
