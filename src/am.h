@@ -77,6 +77,7 @@
 #define SIMHASH_LEAF		4
 #define SIMHASH_PENDING		5
 #define SIMHASH_FREE		6	/* recycled; listed in the free space map */
+#define SIMHASH_RETIRED_PAGE 7	/* retired items that overflowed the metapage */
 
 /* special space of every page */
 typedef struct SimhashPageOpaqueData
@@ -164,6 +165,7 @@ typedef struct SimhashList
 
 #define SIMHASH_RETIRED_RUN		1
 #define SIMHASH_RETIRED_LIST	2
+#define SIMHASH_RETIRED_MORE	3	/* a page of further retired items */
 
 typedef struct SimhashRetired
 {
@@ -171,6 +173,7 @@ typedef struct SimhashRetired
 	uint16		kind;
 	uint16		pad;
 	FullTransactionId xid;		/* recyclable once no snapshot sees it */
+	uint64		generation;		/* of the run or list (0: a page of items) */
 } SimhashRetired;
 
 typedef struct SimhashMetaPageData
@@ -192,6 +195,7 @@ typedef struct SimhashMetaPageData
 } SimhashMetaPageData;
 
 #define SimhashPageGetMeta(page)	((SimhashMetaPageData *) PageGetContents(page))
+#define SimhashPageRetired(page)	((SimhashRetired *) PageGetContents(page))
 
 StaticAssertDecl(sizeof(SimhashMetaPageData) <= BLCKSZ - 200, "metapage too large");
 
@@ -212,7 +216,8 @@ extern void simhash_init_metapage(Page page, int nblocks, int max_distance, int 
 extern void simhash_read_meta(Relation index, SimhashMetaPageData *meta);
 extern void simhash_meta_blocks(const SimhashMetaPageData *meta, SimhashBlocks *blocks);
 extern void simhash_list_append(Relation index, uint64 hash, ItemPointer tid, bool isnull);
-extern bool simhash_retire(SimhashMetaPageData *meta, BlockNumber head, uint16 kind);
+extern void simhash_retire(Relation index, SimhashMetaPageData *meta,
+						   BlockNumber head, uint16 kind, uint64 generation);
 
 /* ---- am_runs.c ---- */
 
@@ -265,7 +270,9 @@ extern void simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 /* callback over every page of a run (for recycling and checks) */
 typedef void (*SimhashPageVisitor) (Relation index, BlockNumber blkno, void *arg);
 extern void simhash_visit_run_pages(Relation index, BlockNumber header,
-									SimhashPageVisitor visit, void *arg);
+									uint64 generation, SimhashPageVisitor visit,
+									void *arg);
+extern bool simhash_page_is(Page page, uint16 kind, uint64 generation);
 
 /* ---- callbacks ---- */
 extern IndexBuildResult *simhash_build(Relation heap, Relation index, IndexInfo *indexInfo);

@@ -69,6 +69,18 @@ simhash_new_buffer(Relation index)
 	return buffer;
 }
 
+/* Is this a page of ours, of this kind and generation? */
+bool
+simhash_page_is(Page page, uint16 kind, uint64 generation)
+{
+	SimhashPageOpaque opaque = SimhashPageGetOpaque(page);
+
+	return !PageIsNew(page) &&
+		PageGetSpecialSize(page) == MAXALIGN(sizeof(SimhashPageOpaqueData)) &&
+		opaque->page_id == SIMHASH_PAGE_ID &&
+		opaque->kind == kind && opaque->generation == generation;
+}
+
 /* Check that a page read through the index's structure is what we expect. */
 void
 simhash_check_page(Relation index, Page page, BlockNumber blkno,
@@ -228,21 +240,45 @@ simhash_list_append(Relation index, uint64 hash, ItemPointer tid, bool isnull)
 /*
  * Put a replaced run or list on the metapage's retired list, to be
  * recycled by VACUUM once no snapshot taken before now remains.  The
- * caller holds the metapage exclusively.  False if the list is full.
+ * caller holds the metapage exclusively and logs *meta.  When the list is
+ * full, its items move to a new page, listed as one item whose xid is the
+ * latest of theirs (recycling it then is safe for all of them).
  */
-bool
-simhash_retire(SimhashMetaPageData *meta, BlockNumber head, uint16 kind)
+void
+simhash_retire(Relation index, SimhashMetaPageData *meta, BlockNumber head,
+			   uint16 kind, uint64 generation)
 {
 	SimhashRetired *r;
 
 	if (head == InvalidBlockNumber)
-		return true;
+		return;
 	if (meta->nretired >= SIMHASH_MAX_RETIRED)
-		return false;
+	{
+		Buffer		buffer = simhash_new_buffer(index);
+		GenericXLogState *state = GenericXLogStart(index);
+		Page		page = GenericXLogRegisterBuffer(state, buffer, GENERIC_XLOG_FULL_IMAGE);
+		FullTransactionId latest = meta->retired[0].xid;
+
+		simhash_init_page(page, SIMHASH_RETIRED_PAGE, 0);
+		memcpy(SimhashPageRetired(page), meta->retired,
+			   meta->nretired * sizeof(SimhashRetired));
+		((PageHeader) page)->pd_lower += meta->nretired * sizeof(SimhashRetired);
+		for (int i = 1; i < meta->nretired; i++)
+			if (FullTransactionIdFollows(meta->retired[i].xid, latest))
+				latest = meta->retired[i].xid;
+		GenericXLogFinish(state);
+		meta->retired[0].head = BufferGetBlockNumber(buffer);
+		meta->retired[0].kind = SIMHASH_RETIRED_MORE;
+		meta->retired[0].pad = 0;
+		meta->retired[0].xid = latest;
+		meta->retired[0].generation = 0;
+		meta->nretired = 1;
+		UnlockReleaseBuffer(buffer);
+	}
 	r = &meta->retired[meta->nretired++];
 	r->head = head;
 	r->kind = kind;
 	r->pad = 0;
 	r->xid = ReadNextFullTransactionId();
-	return true;
+	r->generation = generation;
 }

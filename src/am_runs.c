@@ -293,18 +293,6 @@ read_header(Relation index, BlockNumber blkno, uint64 generation)
 	return copy;
 }
 
-static uint64
-page_generation(Relation index, BlockNumber blkno)
-{
-	Buffer		buffer = ReadBuffer(index, blkno);
-	uint64		generation;
-
-	LockBuffer(buffer, BUFFER_LOCK_SHARE);
-	generation = SimhashPageGetOpaque(BufferGetPage(buffer))->generation;
-	UnlockReleaseBuffer(buffer);
-	return generation;
-}
-
 /* The leftmost leaf of a tree. */
 static BlockNumber
 leftmost_leaf(Relation index, const SimhashRunTree *tree, uint64 generation)
@@ -630,40 +618,66 @@ simhash_search_list(Relation index, const SimhashList *list,
 
 /* ---- visiting pages ---- */
 
+/*
+ * Post-order walk of a tree: children before their parent.  A page that is
+ * not (any more) of the run's generation is skipped with what lies below
+ * it: a walk that recycles pages frees children first, so a page found
+ * recycled (after a crash cut the previous walk short) has no children of
+ * the run left to visit.
+ */
 static void
 visit_tree(Relation index, BlockNumber blkno, int height, uint64 generation,
 		   SimhashPageVisitor visit, void *arg)
 {
-	if (height > 0)
-	{
-		Buffer		buffer = ReadBuffer(index, blkno);
-		Page		page;
-		int			n;
-		BlockNumber *children;
+	Buffer		buffer = ReadBuffer(index, blkno);
+	Page		page;
+	int			n = 0;
+	BlockNumber *children = NULL;
+	bool		ours;
 
-		LockBuffer(buffer, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buffer);
-		simhash_check_page(index, page, blkno, SIMHASH_INNER, generation);
+	LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buffer);
+	ours = simhash_page_is(page, height > 0 ? SIMHASH_INNER : SIMHASH_LEAF, generation);
+	if (ours && height > 0)
+	{
 		n = SimhashPageItems(page);
 		children = palloc(n * sizeof(BlockNumber));
 		for (int i = 0; i < n; i++)
 			children[i] = SimhashPageInner(page)[i].child;
-		UnlockReleaseBuffer(buffer);
-		for (int i = 0; i < n; i++)
-			visit_tree(index, children[i], height - 1, generation, visit, arg);
-		pfree(children);
 	}
+	UnlockReleaseBuffer(buffer);
+	if (!ours)
+		return;
+	for (int i = 0; i < n; i++)
+		visit_tree(index, children[i], height - 1, generation, visit, arg);
+	if (children)
+		pfree(children);
 	visit(index, blkno, arg);
 }
 
-/* Call visit for every page of a run (the header last). */
+/*
+ * Call visit for every page of a run (the header last).  Nothing if the
+ * header is no longer the run's (it was recycled already).
+ */
 void
-simhash_visit_run_pages(Relation index, BlockNumber headblk,
+simhash_visit_run_pages(Relation index, BlockNumber headblk, uint64 generation,
 						SimhashPageVisitor visit, void *arg)
 {
-	uint64		generation = page_generation(index, headblk);
-	SimhashRunHeader *header = read_header(index, headblk, generation);
+	Buffer		buffer = ReadBuffer(index, headblk);
+	SimhashRunHeader *header = NULL;
 
+	LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	if (simhash_page_is(BufferGetPage(buffer), SIMHASH_RUN_HEADER, generation))
+	{
+		SimhashRunHeader *h = SimhashPageRunHeader(BufferGetPage(buffer));
+		Size		size = offsetof(SimhashRunHeader, trees) + h->ntables * sizeof(SimhashRunTree);
+
+		header = palloc(size);
+		memcpy(header, h, size);
+	}
+	UnlockReleaseBuffer(buffer);
+	if (header == NULL)
+		return;
 	for (uint32 t = 0; t < header->ntables; t++)
 		visit_tree(index, header->trees[t].root, header->trees[t].height,
 				   generation, visit, arg);
@@ -714,10 +728,10 @@ simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 								ALLOCSET_DEFAULT_SIZES);
 	oldcxt = MemoryContextSwitchTo(cxt);
 
-	/* the pending list becomes the flushing list; a new run's generation */
 	metabuf = ReadBuffer(index, SIMHASH_METAPAGE_BLKNO);
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 	memcpy(&meta, SimhashPageGetMeta(BufferGetPage(metabuf)), sizeof(meta));
+	/* the pending list will become the flushing list */
 	if (meta.flushing.head == InvalidBlockNumber && meta.pending.head != InvalidBlockNumber)
 	{
 		meta.flushing = meta.pending;
@@ -725,9 +739,6 @@ simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 		meta.pending.nentries = 0;
 		meta.pending.generation = 0;
 	}
-	generation = meta.next_generation++;
-	log_meta_update(index, metabuf, &meta);
-	LockBuffer(metabuf, BUFFER_LOCK_UNLOCK);
 
 	/*
 	 * Which runs to rewrite: a suffix runs[first_merged ..] (newest last).
@@ -759,16 +770,20 @@ simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 		}
 	}
 
-	/* nothing to do, or no room to retire what would be replaced */
-	if ((meta.flushing.head == InvalidBlockNumber && first_merged >= meta.nruns) ||
-		meta.nretired + (meta.nruns - first_merged) + 1 > SIMHASH_MAX_RETIRED)
+	/* nothing to do */
+	if (meta.flushing.head == InvalidBlockNumber && first_merged >= meta.nruns)
 	{
-		ReleaseBuffer(metabuf);
+		UnlockReleaseBuffer(metabuf);
 		MemoryContextSwitchTo(oldcxt);
 		MemoryContextDelete(cxt);
 		UnlockPage(index, SIMHASH_METAPAGE_BLKNO, ExclusiveLock);
 		return;
 	}
+
+	/* publish the flushing list, and take a generation for the new run */
+	generation = meta.next_generation++;
+	log_meta_update(index, metabuf, &meta);
+	LockBuffer(metabuf, BUFFER_LOCK_UNLOCK);
 
 	/* gather the live entries and write them as one run */
 	if (meta.flushing.head != InvalidBlockNumber)
@@ -784,8 +799,10 @@ simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 	memcpy(&meta, SimhashPageGetMeta(BufferGetPage(metabuf)), sizeof(meta));
 	for (int i = first_merged; i < meta.nruns; i++)
-		(void) simhash_retire(&meta, meta.runs[i].header, SIMHASH_RETIRED_RUN);
-	(void) simhash_retire(&meta, meta.flushing.head, SIMHASH_RETIRED_LIST);
+		simhash_retire(index, &meta, meta.runs[i].header, SIMHASH_RETIRED_RUN,
+					   meta.runs[i].generation);
+	simhash_retire(index, &meta, meta.flushing.head, SIMHASH_RETIRED_LIST,
+				   meta.flushing.generation);
 	meta.nruns = first_merged;
 	if (newheader != InvalidBlockNumber)
 	{

@@ -179,8 +179,9 @@ tree_leftmost(Relation index, const SimhashRunRef *run, int t, int *ntables)
 	return blkno;
 }
 
+/* Record in the run's header how many of its entries are marked dead. */
 static void
-add_run_dead(Relation index, const SimhashRunRef *run, uint64 ndead)
+set_run_dead(Relation index, const SimhashRunRef *run, uint64 ndead)
 {
 	Buffer		buffer = ReadBuffer(index, run->header);
 	GenericXLogState *state;
@@ -189,7 +190,7 @@ add_run_dead(Relation index, const SimhashRunRef *run, uint64 ndead)
 	LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
 	state = GenericXLogStart(index);
 	page = GenericXLogRegisterBuffer(state, buffer, 0);
-	SimhashPageRunHeader(page)->ndead += ndead;
+	SimhashPageRunHeader(page)->ndead = ndead;
 	GenericXLogFinish(state);
 	UnlockReleaseBuffer(buffer);
 }
@@ -231,10 +232,11 @@ simhash_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 				deadset.collect = false;
 			}
 		}
+		/* all dead entries of the first tree: marked now or before */
+		if (ndead > 0)
+			set_run_dead(index, &meta.runs[i], deadset.n);
 		if (deadset.tids)
 			pfree(deadset.tids);
-		if (ndead > 0)
-			add_run_dead(index, &meta.runs[i], ndead);
 		stats->tuples_removed += ndead;
 	}
 	{
@@ -274,19 +276,73 @@ free_page(Relation index, BlockNumber blkno, void *arg)
 	(*(BlockNumber *) arg)++;
 }
 
+/*
+ * Free a list's pages, head first.  Stop at a page that is not (any more)
+ * the list's: the rest, if any, are found as orphans by reclaim_pages().
+ */
 static void
-free_chain(Relation index, BlockNumber blkno, BlockNumber *count)
+free_chain(Relation index, BlockNumber blkno, uint64 generation, BlockNumber *count)
 {
 	while (blkno != InvalidBlockNumber)
 	{
 		Buffer		buffer = ReadBuffer(index, blkno);
 		BlockNumber next;
+		bool		ours;
 
 		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		ours = simhash_page_is(BufferGetPage(buffer), SIMHASH_PENDING, generation);
 		next = SimhashPageGetOpaque(BufferGetPage(buffer))->next;
 		UnlockReleaseBuffer(buffer);
+		if (!ours)
+			break;
 		free_page(index, blkno, count);
 		blkno = next;
+	}
+}
+
+/* The items of a page of retired items (a palloc'd copy). */
+static SimhashRetired *
+read_retired_page(Relation index, BlockNumber blkno, int *n)
+{
+	Buffer		buffer = ReadBuffer(index, blkno);
+	Page		page;
+	SimhashRetired *items;
+
+	LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buffer);
+	simhash_check_page(index, page, blkno, SIMHASH_RETIRED_PAGE, 0);
+	*n = SimhashPageItems(page);
+	items = palloc(Max(*n, 1) * sizeof(SimhashRetired));
+	memcpy(items, SimhashPageRetired(page), *n * sizeof(SimhashRetired));
+	UnlockReleaseBuffer(buffer);
+	return items;
+}
+
+static void
+recycle_item(Relation index, const SimhashRetired *r, BlockNumber *freed)
+{
+	if (r->kind == SIMHASH_RETIRED_RUN)
+		simhash_visit_run_pages(index, r->head, r->generation, free_page, freed);
+	else if (r->kind == SIMHASH_RETIRED_LIST)
+		free_chain(index, r->head, r->generation, freed);
+	else
+	{
+		int			n;
+		SimhashRetired *items;
+		Buffer		buffer = ReadBuffer(index, r->head);
+		bool		ours;
+
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		ours = simhash_page_is(BufferGetPage(buffer), SIMHASH_RETIRED_PAGE, 0);
+		UnlockReleaseBuffer(buffer);
+		if (!ours)
+			return;				/* recycled before a crash lost the metapage */
+		items = read_retired_page(index, r->head, &n);
+
+		for (int i = 0; i < n; i++)
+			recycle_item(index, &items[i], freed);
+		pfree(items);
+		free_page(index, r->head, freed);
 	}
 }
 
@@ -301,7 +357,6 @@ recycle(Relation index)
 	GenericXLogState *state;
 	Page		page;
 
-	LockPage(index, SIMHASH_METAPAGE_BLKNO, ExclusiveLock);
 	simhash_read_meta(index, &meta);
 	for (int i = 0; i < meta.nretired; i++)
 	{
@@ -312,10 +367,7 @@ recycle(Relation index)
 			meta.retired[kept++] = *r;
 			continue;
 		}
-		if (r->kind == SIMHASH_RETIRED_RUN)
-			simhash_visit_run_pages(index, r->head, free_page, &freed);
-		else
-			free_chain(index, r->head, &freed);
+		recycle_item(index, r, &freed);
 	}
 	if (kept != meta.nretired)
 	{
@@ -329,8 +381,126 @@ recycle(Relation index)
 		GenericXLogFinish(state);
 		UnlockReleaseBuffer(metabuf);
 	}
-	UnlockPage(index, SIMHASH_METAPAGE_BLKNO, ExclusiveLock);
 	return freed;
+}
+
+/* generations (and pages of retired items) that are still referenced */
+typedef struct LiveSet
+{
+	uint64	   *generations;
+	int			ngenerations;
+	BlockNumber *pages;
+	int			npages;
+	int			cap;
+} LiveSet;
+
+static void
+live_add(LiveSet *live, uint64 generation, BlockNumber page)
+{
+	if (live->ngenerations >= live->cap || live->npages >= live->cap)
+	{
+		live->cap *= 2;
+		live->generations = repalloc(live->generations, live->cap * sizeof(uint64));
+		live->pages = repalloc(live->pages, live->cap * sizeof(BlockNumber));
+	}
+	if (page != InvalidBlockNumber)
+		live->pages[live->npages++] = page;
+	else
+		live->generations[live->ngenerations++] = generation;
+}
+
+static void
+live_add_retired(Relation index, LiveSet *live, const SimhashRetired *r)
+{
+	if (r->kind == SIMHASH_RETIRED_MORE)
+	{
+		int			n;
+		SimhashRetired *items;
+		Buffer		buffer = ReadBuffer(index, r->head);
+		bool		ours;
+
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		ours = simhash_page_is(BufferGetPage(buffer), SIMHASH_RETIRED_PAGE, 0);
+		UnlockReleaseBuffer(buffer);
+		if (!ours)
+			return;
+		items = read_retired_page(index, r->head, &n);
+		live_add(live, 0, r->head);
+		for (int i = 0; i < n; i++)
+			live_add_retired(index, live, &items[i]);
+		pfree(items);
+	}
+	else
+		live_add(live, r->generation, InvalidBlockNumber);
+}
+
+/*
+ * Give the free space map every free page again (it is not crash-safe), and
+ * recycle pages that no run, list or retired item references: those of a
+ * run being written when the server crashed.  Pages of a generation newer
+ * than the metapage we read belong to lists created since, and are kept.
+ */
+static void
+reclaim_pages(Relation index, BufferAccessStrategy strategy)
+{
+	SimhashMetaPageData meta;
+	LiveSet		live;
+	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+	BlockNumber freed = 0;
+
+	simhash_read_meta(index, &meta);
+	live.cap = 64;
+	live.generations = palloc(live.cap * sizeof(uint64));
+	live.pages = palloc(live.cap * sizeof(BlockNumber));
+	live.ngenerations = live.npages = 0;
+	for (int i = 0; i < meta.nruns; i++)
+		live_add(&live, meta.runs[i].generation, InvalidBlockNumber);
+	live_add(&live, meta.pending.generation, InvalidBlockNumber);
+	live_add(&live, meta.flushing.generation, InvalidBlockNumber);
+	live_add(&live, meta.nulls.generation, InvalidBlockNumber);
+	for (int i = 0; i < meta.nretired; i++)
+		live_add_retired(index, &live, &meta.retired[i]);
+
+	for (BlockNumber blkno = SIMHASH_METAPAGE_BLKNO + 1; blkno < nblocks; blkno++)
+	{
+		Buffer		buffer = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL, strategy);
+		Page		page;
+		SimhashPageOpaque opaque;
+		bool		referenced = false;
+		bool		is_free;
+
+		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buffer);
+		opaque = SimhashPageGetOpaque(page);
+		is_free = PageIsNew(page) ||
+			(opaque->page_id == SIMHASH_PAGE_ID && opaque->kind == SIMHASH_FREE);
+		if (!is_free && opaque->page_id == SIMHASH_PAGE_ID)
+		{
+			if (opaque->kind == SIMHASH_RETIRED_PAGE)
+			{
+				for (int i = 0; i < live.npages && !referenced; i++)
+					referenced = (live.pages[i] == blkno);
+			}
+			else if (opaque->kind == SIMHASH_META || opaque->generation >= meta.next_generation)
+				referenced = true;
+			else
+			{
+				for (int i = 0; i < live.ngenerations && !referenced; i++)
+					referenced = (live.generations[i] == opaque->generation);
+			}
+		}
+		else if (!is_free)
+			referenced = true;	/* not ours to judge */
+		UnlockReleaseBuffer(buffer);
+
+		if (is_free)
+			RecordFreeIndexPage(index, blkno);
+		else if (!referenced)
+			free_page(index, blkno, &freed);
+		vacuum_delay_point();
+	}
+	pfree(live.generations);
+	pfree(live.pages);
 }
 
 IndexBulkDeleteResult *
@@ -344,7 +514,11 @@ simhash_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	if (stats == NULL)
 		stats = (IndexBulkDeleteResult *) palloc0(sizeof(IndexBulkDeleteResult));
 
+	/* no flush, merge or marking meanwhile */
+	LockPage(index, SIMHASH_METAPAGE_BLKNO, ExclusiveLock);
 	(void) recycle(index);
+	reclaim_pages(index, info->strategy);
+	UnlockPage(index, SIMHASH_METAPAGE_BLKNO, ExclusiveLock);
 	simhash_flush_and_merge(index, true, false, SIMHASH_VACUUM_DEAD_FRACTION);
 	IndexFreeSpaceMapVacuum(index);
 

@@ -55,7 +55,7 @@ if ls test/t/*.pl >/dev/null 2>&1; then
 	rc=$?
 	cat "$tapdir/prove.log" >&2
 	t_ok=$(grep -cE '^t/.*\bok$' "$tapdir/prove.log" || true)
-	t_bad=$(grep -cE '^t/.*(Dubious|Failed|not ok)' "$tapdir/prove.log" || true)
+	t_bad=$(grep -cE '^t/.*(Dubious|Failed: [1-9]|not ok)' "$tapdir/prove.log" || true)
 	[ $rc -ne 0 ] && [ "$t_bad" -eq 0 ] && t_bad=1
 	passed=$((passed + t_ok)); failed=$((failed + t_bad))
 	[ $rc -eq 0 ] && rm -rf "$tapdir"

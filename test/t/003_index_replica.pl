@@ -1,0 +1,199 @@
+# test/t/003_index_replica.pl: a simhash index on a streaming replica.
+# The primary inserts (flushes, merges), deletes, updates and vacuums; once
+# the standby has caught up, its indexed queries use the index and return
+# what the primary's return, and equal the sequential reference on the
+# standby; simhash_index_check runs there.  Then the standby answers
+# queries while it replays a concurrent workload, and finally it is
+# promoted and its index takes more inserts.  wal_consistency_checking =
+# generic makes the standby compare every page it replays with the
+# primary's full page image.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(time);
+use SimhashIndexTest;
+
+my $t0 = time;
+my $primary = PostgreSQL::Test::Cluster->new('primary');
+$primary->init(allows_streaming => 1);
+$primary->append_conf('postgresql.conf', q{
+wal_consistency_checking = 'generic'
+autovacuum = off
+max_wal_size = 1GB
+});
+$primary->start;
+$primary->safe_psql('postgres', index_setup_sql());
+$primary->safe_psql('postgres', insert_sql(1, 400, 0, 7));
+$primary->safe_psql('postgres',
+	'CREATE INDEX t_h ON t USING simhash (h) WITH (blocks = 4, max_distance = 3)');
+$primary->safe_psql('postgres', q{
+	-- a workload for the primary: rounds of 50 inserts, some deletes, a
+	-- pause after each
+	CREATE TABLE progress (cycle int PRIMARY KEY, rounds int);
+	CREATE PROCEDURE workload(cycle int, rounds int, pause float8) LANGUAGE plpgsql AS $$
+	BEGIN
+		INSERT INTO progress VALUES (cycle, 0);
+		COMMIT;
+		FOR i IN 1 .. rounds LOOP
+			INSERT INTO t (c, h)
+				SELECT c, near(c, 1000 * cycle + 5 * i + n)
+				FROM generate_series(((cycle * 1000 + i * 10) % 400) + 1,
+				                     ((cycle * 1000 + i * 10) % 400) + 10) c,
+				     generate_series(0, 4) n;
+			IF i % 10 = 0 THEN
+				DELETE FROM t WHERE id % 13 = i % 13
+					AND id > (SELECT max(id) FROM t) - 1000;
+			END IF;
+			UPDATE progress SET rounds = i WHERE progress.cycle = workload.cycle;
+			COMMIT;
+			PERFORM pg_sleep(pause);
+		END LOOP;
+	END $$;
+	-- for the standby: n queries (centers in turn, radii 0..5), each
+	-- comparing the index scan with the sequential reference in one
+	-- snapshot; raises on a difference, counts the queries that had to be
+	-- retried because a page was recycled under them
+	CREATE FUNCTION standby_probe(start int, n int, OUT queries int, OUT retried int)
+		LANGUAGE plpgsql AS $$
+	DECLARE
+		qs simhash64[] := (SELECT array_agg(q ORDER BY q) FROM centers);
+		q simhash64;
+		r int;
+		idx bigint[];
+		ref bigint[];
+	BEGIN
+		queries := 0;
+		retried := 0;
+		FOR i IN start .. start + n - 1 LOOP
+			q := qs[1 + i % cardinality(qs)];
+			r := i % 6;
+			BEGIN
+				SELECT idx_ids(q, r), ref_ids(q, r) INTO idx, ref;
+				queries := queries + 1;
+			EXCEPTION WHEN serialization_failure THEN
+				retried := retried + 1;
+				CONTINUE;
+			END;
+			IF idx IS DISTINCT FROM ref THEN
+				RAISE EXCEPTION 'standby: q=% r=%: index % <> reference %', q, r, idx, ref;
+			END IF;
+		END LOOP;
+	END $$;
+});
+
+my $backup = 'bk';
+$primary->backup($backup);
+my $standby = PostgreSQL::Test::Cluster->new('standby');
+$standby->init_from_backup($primary, $backup, has_streaming => 1);
+$standby->start;
+
+# flushes, merges, deletes, updates, VACUUM on the primary
+for my $b (1 .. 4)
+{
+	$primary->safe_psql('postgres', insert_sql(1, 400, 8 * $b, 8 * $b + 7));
+}
+$primary->safe_psql('postgres', 'DELETE FROM t WHERE id % 5 = 0');
+$primary->safe_psql('postgres', 'VACUUM t');
+$primary->safe_psql('postgres', q{UPDATE t SET h = flip(h, id::int, 1) WHERE id % 7 = 1});
+$primary->safe_psql('postgres', 'VACUUM t');
+$primary->safe_psql('postgres', insert_sql(1, 400, 100, 102));
+$primary->safe_psql('postgres', 'ANALYZE t');
+note 'primary: ' . index_meta($primary, 'postgres', 't_h');
+cmp_ok($primary->safe_psql('postgres', 'SELECT generation FROM index_meta($$t_h$$)'),
+	'>=', 8, 'several flushes and merges happened on the primary');
+$primary->wait_for_catchup($standby);
+
+is($standby->safe_psql('postgres', 'SELECT pg_is_in_recovery()'), 't', 'the standby is in recovery');
+is($standby->safe_psql('postgres', 'SELECT count(*) FROM t'),
+	$primary->safe_psql('postgres', 'SELECT count(*) FROM t'), 'the standby has the rows');
+
+my $q = "SELECT id FROM t WHERE h <~> base(8) <= 3";
+my $plan = $standby->safe_psql('postgres', "EXPLAIN (COSTS OFF) $q");
+like($plan, qr/Index Scan using t_h on t|Bitmap Index Scan on t_h/, 'the standby plans the index')
+  or diag($plan);
+$plan = $standby->safe_psql('postgres',
+	"SET enable_bitmapscan = off; SET enable_seqscan = off; EXPLAIN (COSTS OFF) $q");
+like($plan, qr/Index Scan using t_h on t/, 'the standby plans an index scan') or diag($plan);
+$plan = $standby->safe_psql('postgres',
+	"SET enable_indexscan = off; SET enable_seqscan = off; EXPLAIN (COSTS OFF) $q");
+like($plan, qr/Bitmap Index Scan on t_h/, 'the standby plans a bitmap index scan') or diag($plan);
+cmp_ok($standby->safe_psql('postgres', "SELECT count(*) FROM ($q) x"), '>', 0,
+	'the query finds rows on the standby');
+
+my $pd = results_digest($primary, 'postgres', 5);
+note "primary's answers: $pd";
+is(results_digest($standby, 'postgres', 5), $pd, "the standby's answers equal the primary's");
+check_index($primary, 'postgres', 'primary');
+check_index($standby, 'postgres', 'standby', heapallindexed => 0, no_vacuum => 1);
+
+# heapallindexed locks the table in ShareLock, which recovery forbids
+my ($rc, $out, $err) = $standby->psql('postgres', "SELECT simhash_index_check('t_h', true)");
+note "simhash_index_check('t_h', true) on the standby: rc $rc" . ($err ? ", $err" : '');
+ok($rc == 0 || $err =~ /cannot acquire lock mode ShareLock on database objects while recovery is in progress/,
+	'simhash_index_check(t_h, true) on the standby passes or is refused for its lock');
+
+# the standby answers queries while it replays flushes, merges and the
+# recycling of pages
+my $work = $primary->background_psql('postgres');
+$work->query_until(qr/started/, "\\echo started\nCALL workload(1, 400, 0.02);\n\\echo workdone\n");
+my $vac = $primary->background_psql('postgres');
+$vac->query_until(qr/vacuuming/,
+	"\\echo vacuuming\n" . ("SELECT pg_sleep(0.3);\nVACUUM t;\n" x 25)
+	  . "INSERT INTO progress VALUES (2, 1);\n\\echo vacdone\n");
+my ($queries, $retried, $calls) = (0, 0, 0);
+my $probe_ok = 1;
+my $t_replay = time;
+my $deadline = time + 60;
+while (time < $deadline)
+{
+	my $done = $primary->safe_psql('postgres',
+		'SELECT coalesce((SELECT rounds FROM progress WHERE cycle = 1), 0) >= 400 '
+		  . 'AND EXISTS (SELECT FROM progress WHERE cycle = 2)');
+	my ($prc, $pout, $perr) = $standby->psql('postgres',
+		"SELECT queries || ' ' || retried FROM standby_probe(" . (97 * $calls) . ", 60)");
+	$calls++;
+	if ($prc != 0)
+	{
+		$probe_ok = 0;
+		diag("standby probe failed: $perr");
+		last;
+	}
+	my ($nq, $nr) = split / /, $pout;
+	$queries += $nq;
+	$retried += $nr;
+	last if $done eq 't';
+}
+ok($probe_ok, "the standby's indexed queries equal the reference during replay");
+note sprintf("during replay (%.1f s): $calls probes, $queries queries compared, $retried retried (page recycled while read)", time - $t_replay);
+cmp_ok($queries, '>', 100, 'the standby answered queries during replay');
+$work->query_until(qr/workdone/, '');
+$vac->query_until(qr/vacdone/, '');
+$work->quit;
+$vac->quit;
+
+note 'primary: ' . index_meta($primary, 'postgres', 't_h');
+$primary->wait_for_catchup($standby);
+$pd = results_digest($primary, 'postgres', 5);
+is(results_digest($standby, 'postgres', 5), $pd, "after the workload: the standby's answers equal the primary's");
+check_index($primary, 'postgres', 'after the workload, primary');
+check_index($standby, 'postgres', 'after the workload, standby', heapallindexed => 0, no_vacuum => 1);
+
+# promotion: the index takes inserts (flushes), deletes and VACUUM
+$standby->promote;
+$standby->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()')
+  or die 'the standby was not promoted';
+$standby->safe_psql('postgres', insert_sql(1, 400, 500, 507));
+$standby->safe_psql('postgres', 'DELETE FROM t WHERE id % 9 = 2');
+$standby->safe_psql('postgres', 'VACUUM t');
+$standby->safe_psql('postgres', insert_sql(1, 400, 510, 511));
+check_index($standby, 'postgres', 'promoted standby after inserts and VACUUM');
+
+ok(!$standby->log_contains('inconsistent page found'), 'no WAL consistency failure on the standby');
+$standby->stop;
+$primary->stop;
+note sprintf('003_index_replica: %.1f s', time - $t0);
+done_testing();

@@ -1,0 +1,163 @@
+# test/t/SimhashIndexTest.pm: shared set-up and checks of the TAP tests of
+# the simhash index (002_index_crash.pl, 003_index_replica.pl,
+# 004_index_concurrency.pl).  Not a test itself (prove runs t/*.pl only).
+#
+# Data: fingerprints are deterministic (simhash_hash of a text), in clusters:
+# base(c) and near-duplicates of it at distances 1..6 (bits chosen from a
+# seed), so that radius queries around base(c) find several rows.
+package SimhashIndexTest;
+
+use strict;
+use warnings;
+use Test::More;
+use Exporter 'import';
+
+our @EXPORT = qw(index_setup_sql insert_sql index_meta index_check_ok check_index results_digest);
+
+# SQL objects: table t (id, cluster c, fingerprint h), helper functions, and
+# the query centers (table centers).  The tests create the index t_h.
+sub index_setup_sql
+{
+	return qq{
+	CREATE EXTENSION simhash;
+	CREATE EXTENSION pageinspect;
+	CREATE TABLE t (id bigserial PRIMARY KEY, c int, h simhash64);
+
+	-- cluster c's base fingerprint
+	CREATE FUNCTION base(c int) RETURNS simhash64 LANGUAGE sql IMMUTABLE
+		AS \$\$ SELECT simhash_hash('base' || c)::simhash64 \$\$;
+	-- h with d distinct bits flipped, chosen by seed (13 is coprime to 64)
+	CREATE FUNCTION flip(h simhash64, seed int, d int) RETURNS simhash64
+		LANGUAGE sql IMMUTABLE AS \$\$
+		SELECT (h::bigint # coalesce((SELECT bit_or(1::bigint << ((seed * 7 + i * 13) % 64))
+		                              FROM generate_series(1, d) i), 0))::simhash64
+	\$\$;
+	-- a near-duplicate of cluster c; n numbers the variants
+	CREATE FUNCTION near(c int, n int) RETURNS simhash64 LANGUAGE sql IMMUTABLE
+		AS \$\$ SELECT flip(base(c), c * 31 + n, n % 7) \$\$;
+
+	-- rows of t within r of q: sequential reference, index scan, bitmap scan
+	CREATE FUNCTION ref_ids(q simhash64, r int) RETURNS bigint[] LANGUAGE sql STABLE
+		SET enable_indexscan = off SET enable_bitmapscan = off AS \$\$
+		SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM t WHERE hamming_distance(h, q) <= r
+	\$\$;
+	CREATE FUNCTION idx_ids(q simhash64, r int) RETURNS bigint[] LANGUAGE sql STABLE
+		SET enable_seqscan = off SET enable_bitmapscan = off AS \$\$
+		SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM t WHERE h <~> q <= r
+	\$\$;
+	CREATE FUNCTION bmp_ids(q simhash64, r int) RETURNS bigint[] LANGUAGE sql STABLE
+		SET enable_seqscan = off SET enable_indexscan = off AS \$\$
+		SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM t WHERE h <~> q <= r
+	\$\$;
+
+	-- query centers: cluster bases, near-duplicates, values near nothing
+	CREATE TABLE centers (q simhash64);
+	INSERT INTO centers
+		SELECT base(c) FROM generate_series(1, 400, 7) c
+		UNION SELECT near(c, 3) FROM generate_series(1, 400, 11) c
+		UNION SELECT flip(base(c), 99, 2) FROM generate_series(1, 400, 13) c
+		UNION SELECT simhash_hash('lonely' || g)::simhash64 FROM generate_series(1, 10) g;
+
+	-- every center and radius: how many matches, how many disagreements;
+	-- the reference is one nested loop over centers and t (hamming_distance
+	-- is never indexable), in the same snapshot as the index scans
+	CREATE FUNCTION check_all(max_r int)
+		RETURNS TABLE (queries bigint, matches bigint, wrong bigint, first_wrong text)
+		LANGUAGE sql STABLE AS \$\$
+		WITH qs AS (SELECT DISTINCT q FROM centers),
+		dist AS MATERIALIZED (
+			SELECT qs.q, t.id, hamming_distance(t.h, qs.q) AS d
+			FROM qs, t WHERE hamming_distance(t.h, qs.q) <= max_r),
+		ref AS (
+			SELECT qs.q, r, coalesce(array_agg(dist.id ORDER BY dist.id)
+			                         FILTER (WHERE dist.d <= r), '{}') AS ref
+			FROM qs CROSS JOIN generate_series(0, max_r) r
+			     LEFT JOIN dist ON dist.q = qs.q
+			GROUP BY qs.q, r),
+		x AS (SELECT q, r, ref, idx_ids(q, r) AS idx, bmp_ids(q, r) AS bmp FROM ref)
+		SELECT count(*), sum(cardinality(ref)),
+		       count(*) FILTER (WHERE ref <> idx OR ref <> bmp),
+		       min(CASE WHEN ref <> idx OR ref <> bmp THEN
+		           format('q=%s r=%s ref=%s idx=%s bitmap=%s', q, r, ref, idx, bmp) END)
+		FROM x
+	\$\$;
+
+	-- the head of the metapage (pageinspect; the offsets of nruns,
+	-- next_generation, pending.nentries and flushing.nentries in
+	-- SimhashMetaPageData, am.h, after the 24-byte page header)
+	CREATE FUNCTION u32(p bytea, o int) RETURNS bigint LANGUAGE sql IMMUTABLE AS \$\$
+		SELECT get_byte(p, o)::bigint | (get_byte(p, o + 1)::bigint << 8)
+		     | (get_byte(p, o + 2)::bigint << 16) | (get_byte(p, o + 3)::bigint << 24)
+	\$\$;
+	CREATE FUNCTION index_meta(idx text,
+		OUT nruns bigint, OUT generation bigint, OUT pending bigint,
+		OUT flushing bigint, OUT pages bigint)
+		LANGUAGE sql AS \$\$
+		SELECT u32(p, 44), u32(p, 48), u32(p, 64), u32(p, 88),
+		       pg_relation_size(idx::regclass) / current_setting('block_size')::int
+		FROM get_raw_page(idx, 0) p
+	\$\$;
+	};
+}
+
+# SQL inserting near-duplicates n = nfirst..nlast of clusters first..last
+sub insert_sql
+{
+	my ($first, $last, $nfirst, $nlast) = @_;
+	return "INSERT INTO t (c, h) SELECT c, near(c, n) FROM generate_series($first, $last) c, generate_series($nfirst, $nlast) n";
+}
+
+# The metapage as a string, for notes
+sub index_meta
+{
+	my ($node, $db, $idx) = @_;
+	return $node->safe_psql($db,
+		"SELECT format('runs %s, generation %s, pending %s, flushing %s, pages %s', "
+		  . "nruns, generation, pending, flushing, pages) FROM index_meta('$idx')");
+}
+
+# simhash_index_check($idx, $heapall) passes
+sub index_check_ok
+{
+	my ($node, $db, $idx, $label, %opt) = @_;
+	my $heapall = ($opt{heapallindexed} // 1) ? 'true' : 'false';
+	local $Test::Builder::Level = $Test::Builder::Level + 1;
+
+	my ($rc, $out, $err) = $node->psql($db, "SELECT simhash_index_check('$idx', $heapall)");
+	return is($rc, 0, "$label: simhash_index_check($idx, $heapall) passes")
+	  || diag("simhash_index_check: $err");
+}
+
+# simhash_index_check(t_h) passes (index_check_ok), and index and bitmap
+# scans agree with the sequential reference for every center and radius
+# 0..max_r.  Returns the number of matches (to check the queries found
+# something).
+sub check_index
+{
+	my ($node, $db, $label, %opt) = @_;
+	my $max_r = $opt{max_radius} // 5;
+	local $Test::Builder::Level = $Test::Builder::Level + 1;
+
+	index_check_ok($node, $db, 't_h', $label, %opt);
+	my $res = $node->safe_psql($db,
+		"SELECT queries || '|' || matches || '|' || wrong || '|' || coalesce(first_wrong, '') FROM check_all($max_r)");
+	my ($queries, $matches, $wrong, $first) = split /\|/, $res, 4;
+	note "$label: $queries queries (radius 0..$max_r), $matches matching rows, $wrong wrong; "
+	  . index_meta($node, $db, 't_h') . "; rows "
+	  . $node->safe_psql($db, 'SELECT count(*) FROM t');
+	is($wrong, 0, "$label: index and bitmap scans equal the sequential reference")
+	  or diag("first disagreement: $first");
+	return $matches;
+}
+
+# A digest of the index's answers (ids per center and radius), to compare
+# two servers
+sub results_digest
+{
+	my ($node, $db, $max_r) = @_;
+	return $node->safe_psql($db,
+		"SELECT count(*) || ':' || sum(cardinality(ids)) || ':' || md5(string_agg(q::text || '/' || r || '=' || ids::text, ',' ORDER BY q, r)) "
+		  . "FROM (SELECT q, r, idx_ids(q, r) AS ids FROM centers, generate_series(0, $max_r) r) x");
+}
+
+1;
