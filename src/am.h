@@ -291,6 +291,7 @@ extern IndexBulkDeleteResult *simhash_bulkdelete(IndexVacuumInfo *info,
 												 IndexBulkDeleteResult *stats,
 												 IndexBulkDeleteCallback callback,
 												 void *callback_state);
+extern BlockNumber simhash_recycle(Relation index);
 extern IndexBulkDeleteResult *simhash_vacuumcleanup(IndexVacuumInfo *info,
 													IndexBulkDeleteResult *stats);
 extern void simhash_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,

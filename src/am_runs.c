@@ -10,6 +10,7 @@
 #include "access/xact.h"
 #include "miscadmin.h"
 #include "port/pg_bitutils.h"
+#include "storage/indexfsm.h"
 #include "storage/lmgr.h"
 #include "utils/memutils.h"
 
@@ -727,6 +728,10 @@ simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "simhash merge",
 								ALLOCSET_DEFAULT_SIZES);
 	oldcxt = MemoryContextSwitchTo(cxt);
+
+	/* pages replaced earlier and seen by no snapshot now: reuse them */
+	if (simhash_recycle(index) > 0)
+		IndexFreeSpaceMapVacuum(index);	/* searches start at the upper levels */
 
 	metabuf = ReadBuffer(index, SIMHASH_METAPAGE_BLKNO);
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);

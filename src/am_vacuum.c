@@ -346,9 +346,12 @@ recycle_item(Relation index, const SimhashRetired *r, BlockNumber *freed)
 	}
 }
 
-/* Recycle retired runs and lists that no snapshot can see any more. */
-static BlockNumber
-recycle(Relation index)
+/*
+ * Recycle retired runs and lists that no snapshot can see any more.  The
+ * caller holds the heavyweight lock on the metapage (VACUUM, or a flush).
+ */
+BlockNumber
+simhash_recycle(Relation index)
 {
 	Buffer		metabuf;
 	SimhashMetaPageData meta;
@@ -516,7 +519,7 @@ simhash_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 
 	/* no flush, merge or marking meanwhile */
 	LockPage(index, SIMHASH_METAPAGE_BLKNO, ExclusiveLock);
-	(void) recycle(index);
+	(void) simhash_recycle(index);
 	reclaim_pages(index, info->strategy);
 	UnlockPage(index, SIMHASH_METAPAGE_BLKNO, ExclusiveLock);
 	simhash_flush_and_merge(index, true, false, SIMHASH_VACUUM_DEAD_FRACTION);
