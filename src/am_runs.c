@@ -314,35 +314,57 @@ leftmost_leaf(Relation index, const SimhashRunTree *tree, uint64 generation)
 	return blkno;
 }
 
+/* Call fn for the entries of every page of a chain of leaves or list pages. */
+typedef void (*SimhashEntriesFn) (const SimhashEntry *entries, int n, void *arg);
+
 static void
-read_chain(Relation index, BlockNumber blkno, uint16 kind, uint64 generation,
-		   SimhashRunInput *out, bool skip_dead)
+walk_chain(Relation index, BlockNumber blkno, uint16 kind, uint64 generation,
+		   SimhashEntriesFn fn, void *arg)
 {
 	while (blkno != InvalidBlockNumber)
 	{
 		Buffer		buffer = ReadBuffer(index, blkno);
 		Page		page;
-		SimhashEntry *entries;
-		int			n;
 
 		LockBuffer(buffer, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buffer);
 		simhash_check_page(index, page, blkno, kind, generation);
-		entries = SimhashPageEntries(page);
-		n = SimhashPageItems(page);
-		simhash_run_input_reserve(out, n);
-		for (int i = 0; i < n; i++)
-		{
-			if (skip_dead && (entries[i].flags & SIMHASH_ENTRY_DEAD))
-				continue;
-			out->hashes[out->n] = entries[i].hash;
-			out->tids[out->n] = entries[i].tid;
-			out->n++;
-		}
+		fn(SimhashPageEntries(page), SimhashPageItems(page), arg);
 		blkno = SimhashPageGetOpaque(page)->next;
 		UnlockReleaseBuffer(buffer);
 		CHECK_FOR_INTERRUPTS();
 	}
+}
+
+typedef struct CollectArg
+{
+	SimhashRunInput *out;
+	bool		skip_dead;
+} CollectArg;
+
+static void
+collect_entries(const SimhashEntry *entries, int n, void *arg)
+{
+	CollectArg *c = (CollectArg *) arg;
+
+	simhash_run_input_reserve(c->out, n);
+	for (int i = 0; i < n; i++)
+	{
+		if (c->skip_dead && (entries[i].flags & SIMHASH_ENTRY_DEAD))
+			continue;
+		c->out->hashes[c->out->n] = entries[i].hash;
+		c->out->tids[c->out->n] = entries[i].tid;
+		c->out->n++;
+	}
+}
+
+static void
+read_chain(Relation index, BlockNumber blkno, uint16 kind, uint64 generation,
+		   SimhashRunInput *out, bool skip_dead)
+{
+	CollectArg	c = {out, skip_dead};
+
+	walk_chain(index, blkno, kind, generation, collect_entries, &c);
 }
 
 /* Append a run's entries (from its first tree) to *out. */
@@ -528,31 +550,32 @@ count_probes(int bits, int e)
 	return total;
 }
 
+typedef struct MatchArg
+{
+	uint64		center;
+	int			radius;
+	SimhashMatches *out;
+} MatchArg;
+
+static void
+match_entries(const SimhashEntry *entries, int n, void *arg)
+{
+	MatchArg   *m = (MatchArg *) arg;
+
+	for (int i = 0; i < n; i++)
+		if (!(entries[i].flags & SIMHASH_ENTRY_DEAD) &&
+			pg_popcount64(entries[i].hash ^ m->center) <= m->radius)
+			simhash_matches_add(m->out, (ItemPointer) &entries[i].tid, entries[i].hash);
+}
+
 /* Matching live entries of a chain of leaves or list pages. */
 static void
 scan_chain(Relation index, BlockNumber blkno, uint16 kind, uint64 generation,
 		   uint64 center, int radius, SimhashMatches *out)
 {
-	while (blkno != InvalidBlockNumber)
-	{
-		Buffer		buffer = ReadBuffer(index, blkno);
-		Page		page;
-		SimhashEntry *entries;
-		int			n;
+	MatchArg	m = {center, radius, out};
 
-		LockBuffer(buffer, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buffer);
-		simhash_check_page(index, page, blkno, kind, generation);
-		entries = SimhashPageEntries(page);
-		n = SimhashPageItems(page);
-		for (int i = 0; i < n; i++)
-			if (!(entries[i].flags & SIMHASH_ENTRY_DEAD) &&
-				pg_popcount64(entries[i].hash ^ center) <= radius)
-				simhash_matches_add(out, &entries[i].tid, entries[i].hash);
-		blkno = SimhashPageGetOpaque(page)->next;
-		UnlockReleaseBuffer(buffer);
-		CHECK_FOR_INTERRUPTS();
-	}
+	walk_chain(index, blkno, kind, generation, match_entries, &m);
 }
 
 /*

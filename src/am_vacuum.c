@@ -300,7 +300,10 @@ free_chain(Relation index, BlockNumber blkno, uint64 generation, BlockNumber *co
 	}
 }
 
-/* The items of a page of retired items (a palloc'd copy). */
+/*
+ * The items of a page of retired items (a palloc'd copy), or NULL if the
+ * page is not one any more (recycled before a crash lost the metapage).
+ */
 static SimhashRetired *
 read_retired_page(Relation index, BlockNumber blkno, int *n)
 {
@@ -310,7 +313,11 @@ read_retired_page(Relation index, BlockNumber blkno, int *n)
 
 	LockBuffer(buffer, BUFFER_LOCK_SHARE);
 	page = BufferGetPage(buffer);
-	simhash_check_page(index, page, blkno, SIMHASH_RETIRED_PAGE, 0);
+	if (!simhash_page_is(page, SIMHASH_RETIRED_PAGE, 0))
+	{
+		UnlockReleaseBuffer(buffer);
+		return NULL;
+	}
 	*n = SimhashPageItems(page);
 	items = palloc(Max(*n, 1) * sizeof(SimhashRetired));
 	memcpy(items, SimhashPageRetired(page), *n * sizeof(SimhashRetired));
@@ -328,16 +335,10 @@ recycle_item(Relation index, const SimhashRetired *r, BlockNumber *freed)
 	else
 	{
 		int			n;
-		SimhashRetired *items;
-		Buffer		buffer = ReadBuffer(index, r->head);
-		bool		ours;
+		SimhashRetired *items = read_retired_page(index, r->head, &n);
 
-		LockBuffer(buffer, BUFFER_LOCK_SHARE);
-		ours = simhash_page_is(BufferGetPage(buffer), SIMHASH_RETIRED_PAGE, 0);
-		UnlockReleaseBuffer(buffer);
-		if (!ours)
+		if (items == NULL)
 			return;				/* recycled before a crash lost the metapage */
-		items = read_retired_page(index, r->head, &n);
 
 		for (int i = 0; i < n; i++)
 			recycle_item(index, &items[i], freed);
@@ -418,16 +419,10 @@ live_add_retired(Relation index, LiveSet *live, const SimhashRetired *r)
 	if (r->kind == SIMHASH_RETIRED_MORE)
 	{
 		int			n;
-		SimhashRetired *items;
-		Buffer		buffer = ReadBuffer(index, r->head);
-		bool		ours;
+		SimhashRetired *items = read_retired_page(index, r->head, &n);
 
-		LockBuffer(buffer, BUFFER_LOCK_SHARE);
-		ours = simhash_page_is(BufferGetPage(buffer), SIMHASH_RETIRED_PAGE, 0);
-		UnlockReleaseBuffer(buffer);
-		if (!ours)
-			return;
-		items = read_retired_page(index, r->head, &n);
+		if (items == NULL)
+			return;				/* recycled already */
 		live_add(live, 0, r->head);
 		for (int i = 0; i < n; i++)
 			live_add_retired(index, live, &items[i]);
