@@ -239,6 +239,10 @@ typedef enum SimhashWriteMode
 extern BlockNumber simhash_write_run(Relation index, const SimhashBlocks *blocks,
 									 const SimhashRunInput *input, uint64 generation,
 									 SimhashWriteMode mode);
+extern BlockNumber simhash_merge_runs(Relation index, const SimhashBlocks *blocks,
+									  const SimhashRunRef *runs, int nruns,
+									  const SimhashRunInput *list, uint64 generation,
+									  SimhashWriteMode mode, uint64 *nentries);
 extern void simhash_read_run_entries(Relation index, const SimhashRunRef *run,
 									 SimhashRunInput *out, bool skip_dead);
 extern void simhash_read_list_entries(Relation index, const SimhashList *list,

@@ -87,52 +87,83 @@ finish_page(RunWriter *w, Buffer buffer, Page image)
 }
 
 /*
- * Write the leaves of one tree (entries in order[]), then its inner levels.
- * Returns the root; *height receives the number of inner levels.
+ * Writing one tree, entry by entry in the table's order: leaves are filled
+ * and linked as they come, and their first keys collected for the inner
+ * levels, written at the end.
  */
-static BlockNumber
-write_tree(RunWriter *w, const SimhashTable *tab, const SimhashRunInput *in,
-		   const uint64 *keys, const uint32 *order, uint16 *height)
+typedef struct TreeWriter
 {
-	size_t		n = in->n;
-	size_t		nitems = (n + SIMHASH_PAGE_ITEMS - 1) / SIMHASH_PAGE_ITEMS;
-	SimhashInnerItem *level = palloc_extended(nitems * sizeof(SimhashInnerItem), MCXT_ALLOC_HUGE);
-	PGAlignedBlock image;
-	Buffer		cur = simhash_new_buffer(w->index);
-	size_t		nlevel = 0;
+	RunWriter  *w;
+	PGAlignedBlock image;		/* the leaf being filled */
+	Buffer		cur;			/* its buffer, InvalidBuffer before the first */
+	int			count;			/* entries in it */
+	SimhashInnerItem *level;	/* (first key, leaf) of every leaf */
+	size_t		nlevel;
+	size_t		caplevel;
+	uint64		nentries;
+} TreeWriter;
 
-	(void) tab;
-	for (size_t start = 0; start < n; start += SIMHASH_PAGE_ITEMS)
+static void
+tree_begin(TreeWriter *tw, RunWriter *w)
+{
+	tw->w = w;
+	tw->cur = InvalidBuffer;
+	tw->count = 0;
+	tw->caplevel = 64;
+	tw->level = palloc(tw->caplevel * sizeof(SimhashInnerItem));
+	tw->nlevel = 0;
+	tw->nentries = 0;
+}
+
+static void
+tree_add(TreeWriter *tw, uint64 hash, ItemPointer tid, uint64 key)
+{
+	Page		page = (Page) tw->image.data;
+	SimhashEntry *e;
+
+	if (BufferIsValid(tw->cur) && tw->count == (int) SIMHASH_PAGE_ITEMS)
 	{
-		size_t		count = Min((size_t) SIMHASH_PAGE_ITEMS, n - start);
-		Page		page = (Page) image.data;
-		SimhashEntry *entries;
-		Buffer		next = InvalidBuffer;
+		Buffer		next = simhash_new_buffer(tw->w->index);
 
-		simhash_init_page(page, SIMHASH_LEAF, w->generation);
-		entries = SimhashPageEntries(page);
-		for (size_t i = 0; i < count; i++)
-		{
-			uint32		pos = order[start + i];
-
-			entries[i].hash = in->hashes[pos];
-			entries[i].tid = in->tids[pos];
-			entries[i].flags = 0;
-		}
-		((PageHeader) page)->pd_lower += count * sizeof(SimhashEntry);
-		if (start + count < n)
-		{
-			next = simhash_new_buffer(w->index);
-			SimhashPageGetOpaque(page)->next = BufferGetBlockNumber(next);
-		}
-		level[nlevel].key = keys[start];
-		level[nlevel].child = BufferGetBlockNumber(cur);
-		level[nlevel].pad = 0;
-		nlevel++;
-		finish_page(w, cur, page);
-		cur = next;
+		SimhashPageGetOpaque(page)->next = BufferGetBlockNumber(next);
+		finish_page(tw->w, tw->cur, page);
+		tw->cur = next;
+		tw->count = 0;
 		CHECK_FOR_INTERRUPTS();
 	}
+	else if (!BufferIsValid(tw->cur))
+		tw->cur = simhash_new_buffer(tw->w->index);
+	if (tw->count == 0)
+	{
+		simhash_init_page(page, SIMHASH_LEAF, tw->w->generation);
+		if (tw->nlevel >= tw->caplevel)
+		{
+			tw->caplevel *= 2;
+			tw->level = repalloc_huge(tw->level, tw->caplevel * sizeof(SimhashInnerItem));
+		}
+		tw->level[tw->nlevel].key = key;
+		tw->level[tw->nlevel].child = BufferGetBlockNumber(tw->cur);
+		tw->level[tw->nlevel].pad = 0;
+		tw->nlevel++;
+	}
+	e = SimhashPageEntries(page) + tw->count++;
+	e->hash = hash;
+	e->tid = *tid;
+	e->flags = 0;
+	((PageHeader) page)->pd_lower += sizeof(SimhashEntry);
+	tw->nentries++;
+}
+
+/* Finish the last leaf and write the inner levels; returns the root. */
+static BlockNumber
+tree_end(TreeWriter *tw, uint16 *height)
+{
+	SimhashInnerItem *level = tw->level;
+	size_t		nlevel = tw->nlevel;
+	BlockNumber root;
+
+	Assert(BufferIsValid(tw->cur));
+	finish_page(tw->w, tw->cur, (Page) tw->image.data);
 
 	/* inner levels, until one page holds them all */
 	*height = 0;
@@ -143,26 +174,36 @@ write_tree(RunWriter *w, const SimhashTable *tab, const SimhashRunInput *in,
 		for (size_t start = 0; start < nlevel; start += SIMHASH_PAGE_ITEMS)
 		{
 			size_t		count = Min((size_t) SIMHASH_PAGE_ITEMS, nlevel - start);
-			Page		page = (Page) image.data;
-			Buffer		buf = simhash_new_buffer(w->index);
+			Page		page = (Page) tw->image.data;
+			Buffer		buf = simhash_new_buffer(tw->w->index);
 			SimhashInnerItem first = level[start];
 
-			simhash_init_page(page, SIMHASH_INNER, w->generation);
+			simhash_init_page(page, SIMHASH_INNER, tw->w->generation);
 			memcpy(SimhashPageInner(page), level + start, count * sizeof(SimhashInnerItem));
 			((PageHeader) page)->pd_lower += count * sizeof(SimhashInnerItem);
 			first.child = BufferGetBlockNumber(buf);
-			finish_page(w, buf, page);
+			finish_page(tw->w, buf, page);
 			level[nup++] = first;	/* nup <= start: no overwrite ahead */
 		}
 		nlevel = nup;
 		(*height)++;
 	}
-	{
-		BlockNumber root = level[0].child;
+	root = level[0].child;
+	pfree(tw->level);
+	return root;
+}
 
-		pfree(level);
-		return root;
-	}
+/* One tree from entries in order[] (keys[] are their permuted hashes). */
+static BlockNumber
+write_tree(RunWriter *w, const SimhashRunInput *in, const uint64 *keys,
+		   const uint32 *order, uint16 *height)
+{
+	TreeWriter	tw;
+
+	tree_begin(&tw, w);
+	for (size_t i = 0; i < in->n; i++)
+		tree_add(&tw, in->hashes[order[i]], &in->tids[order[i]], keys[i]);
+	return tree_end(&tw, height);
 }
 
 /*
@@ -205,7 +246,7 @@ simhash_write_run(Relation index, const SimhashBlocks *blocks,
 	{
 		simhash_table_init(blocks, t, tab);
 		simhash_table_sort(tab, input->hashes, n, keys, order, tmpkeys, tmporder);
-		header->trees[t].root = write_tree(&w, tab, input, keys, order,
+		header->trees[t].root = write_tree(&w, input, keys, order,
 										   &header->trees[t].height);
 		header->trees[t].pad = 0;
 	}
@@ -384,6 +425,288 @@ simhash_read_list_entries(Relation index, const SimhashList *list,
 						  SimhashRunInput *out, bool skip_dead)
 {
 	read_chain(index, list->head, SIMHASH_PENDING, list->generation, out, skip_dead);
+}
+
+/* ---- merging runs, streaming ---- */
+
+/*
+ * A cursor over the entries of one tree of a run, leaf by leaf, or over an
+ * in-memory list sorted for the table (keys[] permuted, order[] positions).
+ */
+typedef struct MergeSource
+{
+	Relation	index;
+	uint64		generation;
+	BlockNumber next;			/* the next leaf to read */
+	SimhashEntry entries[SIMHASH_PAGE_ITEMS];
+	int			n;
+	int			pos;
+	const SimhashRunInput *list;	/* the in-memory source, or NULL */
+	const uint64 *keys;
+	const uint32 *order;
+	size_t		lpos;
+	bool		done;
+	uint64		key;			/* the current entry's permuted hash */
+	struct DeadTids *dead;		/* see source_advance() */
+} MergeSource;
+
+/*
+ * Which entries are dead: the first tree's marks decide (VACUUM marks the
+ * trees in order, so an interrupted VACUUM may have marked only the first
+ * ones).  Collected while merging table 0 as (TID, hash): a TID can occur
+ * twice among the runs merged (a dead entry, and a live one of a newer
+ * tuple that reuses the TID).  The later tables then skip, for each
+ * collected pair, one entry equal to it (a multiset).
+ */
+typedef struct DeadEntry
+{
+	ItemPointerData tid;
+	bool		used;			/* matched in the current table */
+	uint64		hash;
+} DeadEntry;
+
+typedef struct DeadTids
+{
+	bool		collecting;
+	DeadEntry  *entries;
+	size_t		n;
+	size_t		cap;
+} DeadTids;
+
+static int
+dead_cmp(const void *a, const void *b)
+{
+	const DeadEntry *x = a;
+	const DeadEntry *y = b;
+	int			c = ItemPointerCompare((ItemPointer) &x->tid, (ItemPointer) &y->tid);
+
+	if (c != 0)
+		return c;
+	return (x->hash > y->hash) - (x->hash < y->hash);
+}
+
+static bool
+entry_is_dead(DeadTids *dead, const SimhashEntry *e)
+{
+	DeadEntry	key;
+	size_t		lo = 0,
+				hi = dead->n;
+
+	if (dead->collecting)
+	{
+		if (!(e->flags & SIMHASH_ENTRY_DEAD))
+			return false;
+		if (dead->n >= dead->cap)
+		{
+			dead->cap = Max(dead->cap * 2, 256);
+			dead->entries = dead->entries ?
+				repalloc_huge(dead->entries, dead->cap * sizeof(DeadEntry)) :
+				MemoryContextAllocHuge(CurrentMemoryContext, dead->cap * sizeof(DeadEntry));
+		}
+		dead->entries[dead->n].tid = e->tid;
+		dead->entries[dead->n].hash = e->hash;
+		dead->entries[dead->n].used = false;
+		dead->n++;
+		return true;
+	}
+
+	/* the first unused pair equal to (tid, hash) */
+	key.tid = e->tid;
+	key.hash = e->hash;
+	while (lo < hi)
+	{
+		size_t		mid = (lo + hi) / 2;
+
+		if (dead_cmp(&dead->entries[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < dead->n && dead_cmp(&dead->entries[lo], &key) == 0; lo++)
+	{
+		if (!dead->entries[lo].used)
+		{
+			dead->entries[lo].used = true;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Move to the next live entry (the first one on the first call). */
+static void
+source_advance(MergeSource *src, const SimhashTable *tab, bool first)
+{
+	if (src->list)
+	{
+		if (!first)
+			src->lpos++;
+		src->done = (src->lpos >= src->list->n);
+		if (!src->done)
+			src->key = src->keys[src->lpos];
+		return;
+	}
+	if (!first)
+		src->pos++;
+	for (;;)
+	{
+		while (src->pos < src->n && entry_is_dead(src->dead, &src->entries[src->pos]))
+			src->pos++;
+		if (src->pos < src->n)
+		{
+			src->key = simhash_table_permute(tab, src->entries[src->pos].hash);
+			return;
+		}
+		if (src->next == InvalidBlockNumber)
+		{
+			src->done = true;
+			return;
+		}
+		{
+			Buffer		buffer = ReadBuffer(src->index, src->next);
+			Page		page;
+
+			LockBuffer(buffer, BUFFER_LOCK_SHARE);
+			page = BufferGetPage(buffer);
+			simhash_check_page(src->index, page, src->next, SIMHASH_LEAF, src->generation);
+			src->n = SimhashPageItems(page);
+			memcpy(src->entries, SimhashPageEntries(page), src->n * sizeof(SimhashEntry));
+			src->next = SimhashPageGetOpaque(page)->next;
+			src->pos = 0;
+			UnlockReleaseBuffer(buffer);
+		}
+	}
+}
+
+/*
+ * Write, as one run, the live entries of runs[0 .. nruns-1] and of the
+ * in-memory entries *list: for each table, a k-way merge of the runs'
+ * trees (already in the table's order) and the sorted list, written leaf
+ * by leaf.  Memory: a leaf per source and the list.  Returns the run's
+ * header, or InvalidBlockNumber if there is no live entry; *nentries
+ * receives their number.
+ */
+BlockNumber
+simhash_merge_runs(Relation index, const SimhashBlocks *blocks,
+				   const SimhashRunRef *runs, int nruns,
+				   const SimhashRunInput *list, uint64 generation,
+				   SimhashWriteMode mode, uint64 *nentries)
+{
+	int			nsources = nruns + 1;
+	MergeSource *sources = palloc0(nsources * sizeof(MergeSource));
+	SimhashRunHeader **headers = palloc(Max(nruns, 1) * sizeof(SimhashRunHeader *));
+	SimhashTable *tab = palloc(sizeof(SimhashTable));
+	size_t		ln = list->n;
+	uint64	   *keys = MemoryContextAllocHuge(CurrentMemoryContext, Max(ln, 1) * sizeof(uint64));
+	uint64	   *tmpkeys = MemoryContextAllocHuge(CurrentMemoryContext, Max(ln, 1) * sizeof(uint64));
+	uint32	   *order = MemoryContextAllocHuge(CurrentMemoryContext, Max(ln, 1) * sizeof(uint32));
+	uint32	   *tmporder = MemoryContextAllocHuge(CurrentMemoryContext, Max(ln, 1) * sizeof(uint32));
+	PGAlignedBlock image;
+	Page		page = (Page) image.data;
+	SimhashRunHeader *header;
+	Buffer		headbuf;
+	BlockNumber headblk;
+	RunWriter	w;
+	DeadTids	dead = {true, NULL, 0, 0};
+
+	w.index = index;
+	w.mode = mode;
+	w.generation = generation;
+	w.npages = 0;
+	for (int r = 0; r < nruns; r++)
+		headers[r] = read_header(index, runs[r].header, runs[r].generation);
+
+	headbuf = simhash_new_buffer(index);
+	headblk = BufferGetBlockNumber(headbuf);
+	simhash_init_page(page, SIMHASH_RUN_HEADER, generation);
+	header = SimhashPageRunHeader(page);
+	header->ndead = 0;
+	header->ntables = blocks->ntables;
+	*nentries = 0;
+
+	for (int t = 0; t < blocks->ntables; t++)
+	{
+		TreeWriter	tw;
+
+		simhash_table_init(blocks, t, tab);
+		for (size_t i = 0; i < dead.n; i++)
+			dead.entries[i].used = false;
+		for (int r = 0; r < nruns; r++)
+		{
+			MergeSource *src = &sources[r];
+
+			memset(src, 0, offsetof(MergeSource, entries));
+			src->index = index;
+			src->generation = runs[r].generation;
+			src->next = leftmost_leaf(index, &headers[r]->trees[t], runs[r].generation);
+			src->n = src->pos = 0;
+			src->list = NULL;
+			src->done = false;
+			src->dead = &dead;
+			source_advance(src, tab, true);
+		}
+		{
+			MergeSource *src = &sources[nruns];
+
+			src->list = list;
+			src->lpos = 0;
+			if (ln > 0)
+				simhash_table_sort(tab, list->hashes, ln, keys, order, tmpkeys, tmporder);
+			src->keys = keys;
+			src->order = order;
+			source_advance(src, tab, true);
+		}
+
+		tree_begin(&tw, &w);
+		for (;;)
+		{
+			MergeSource *best = NULL;
+
+			for (int i = 0; i < nsources; i++)
+				if (!sources[i].done &&
+					(best == NULL ||
+					 (sources[i].key & tab->prefix_mask) < (best->key & tab->prefix_mask)))
+					best = &sources[i];
+			if (best == NULL)
+				break;
+			if (best->list)
+				tree_add(&tw, list->hashes[best->order[best->lpos]],
+						 &list->tids[best->order[best->lpos]], best->key);
+			else
+				tree_add(&tw, best->entries[best->pos].hash,
+						 &best->entries[best->pos].tid, best->key);
+			source_advance(best, tab, false);
+		}
+
+		if (t == 0)
+		{
+			/* later tables skip what table 0 had marked dead */
+			if (dead.n > 1)
+				qsort(dead.entries, dead.n, sizeof(DeadEntry), dead_cmp);
+			dead.collecting = false;
+			*nentries = tw.nentries;
+			if (tw.nentries == 0)
+			{
+				/* nothing live: give the header page back */
+				pfree(tw.level);
+				simhash_init_page(page, SIMHASH_FREE, 0);
+				finish_page(&w, headbuf, page);
+				RecordFreeIndexPage(index, headblk);
+				return InvalidBlockNumber;
+			}
+		}
+		else if (tw.nentries != *nentries)
+			elog(ERROR, "simhash merge found " UINT64_FORMAT " entries in table %d, " UINT64_FORMAT " in table 0",
+				 tw.nentries, t, *nentries);
+		header->trees[t].root = tree_end(&tw, &header->trees[t].height);
+		header->trees[t].pad = 0;
+	}
+	header->nentries = *nentries;
+	header->npages = w.npages + 1;
+	((PageHeader) page)->pd_lower +=
+		offsetof(SimhashRunHeader, trees) + blocks->ntables * sizeof(SimhashRunTree);
+	finish_page(&w, headbuf, page);
+	return headblk;
 }
 
 /* ---- searching ---- */
@@ -740,6 +1063,7 @@ simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 	int			first_merged;
 	uint64		acc;
 	BlockNumber newheader = InvalidBlockNumber;
+	uint64		newcount = 0;
 	MemoryContext oldcxt,
 				cxt;
 
@@ -813,15 +1137,13 @@ simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 	log_meta_update(index, metabuf, &meta);
 	LockBuffer(metabuf, BUFFER_LOCK_UNLOCK);
 
-	/* gather the live entries and write them as one run */
+	/* merge the live entries of the list and the runs into one run */
 	if (meta.flushing.head != InvalidBlockNumber)
 		simhash_read_list_entries(index, &meta.flushing, &input, true);
-	for (int i = first_merged; i < meta.nruns; i++)
-		simhash_read_run_entries(index, &meta.runs[i], &input, true);
 	simhash_meta_blocks(&meta, &blocks);
-	if (input.n > 0)
-		newheader = simhash_write_run(index, &blocks, &input, generation,
-									  SIMHASH_WRITE_LOGGED);
+	newheader = simhash_merge_runs(index, &blocks, meta.runs + first_merged,
+								   meta.nruns - first_merged, &input, generation,
+								   SIMHASH_WRITE_LOGGED, &newcount);
 
 	/* swap: only we change runs and the flushing list (heavyweight lock) */
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
@@ -838,7 +1160,7 @@ simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 
 		ref->header = newheader;
 		ref->pad = 0;
-		ref->nentries = input.n;
+		ref->nentries = newcount;
 		ref->generation = generation;
 	}
 	meta.flushing.head = meta.flushing.tail = InvalidBlockNumber;
