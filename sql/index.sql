@@ -97,6 +97,21 @@ CREATE INDEX ix_h10 ON ix USING simhash (h) WITH (blocks = 1, max_distance = 0);
 SELECT * FROM check_all('blocks 1, max_distance 0');
 DROP INDEX ix_h10;
 
+-- a build larger than maintenance_work_mem: chunks merged into one run
+CREATE TABLE chunked AS SELECT g AS id, simhash_hash('c' || g)::simhash64 AS h FROM generate_series(1, 60000) g;
+INSERT INTO chunked SELECT 100000 + id, flip(h, 2) FROM chunked WHERE id % 100 = 0;
+SET maintenance_work_mem = '1MB';
+CREATE INDEX chunked_h ON chunked USING simhash (h);
+RESET maintenance_work_mem;
+SELECT simhash_index_check('chunked_h', true);
+SET enable_seqscan = off;
+SELECT count(*) FILTER (WHERE n_index = n_ref) AS agree, count(*), sum(n_ref) AS matches FROM (
+	SELECT (SELECT count(*) FROM chunked WHERE h <~> q.h <= 3) AS n_index,
+	       (SELECT count(*) FROM chunked WHERE hamming_distance(h, q.h) <= 3) AS n_ref
+	FROM (SELECT h FROM chunked WHERE id % 1000 = 0) q) x;
+RESET enable_seqscan;
+DROP TABLE chunked;
+
 -- options
 \set VERBOSITY sqlstate
 CREATE INDEX bad ON ix USING simhash (h) WITH (blocks = 3, max_distance = 3);

@@ -2,7 +2,9 @@
  * am_build.c
  *		CREATE INDEX for the simhash access method: read the heap once,
  *		collect (hash, TID) of every non-NULL row, and write them as one
- *		run (sorted per table); WAL for the new pages at the end.
+ *		run (sorted per table); WAL for the new pages at the end.  Within
+ *		maintenance_work_mem: each chunk that fills it is written as a run,
+ *		and the chunks are merged (streaming) into one run at the end.
  */
 #include "postgres.h"
 
@@ -13,18 +15,63 @@
 #include "pgstat.h"
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
+#include "storage/indexfsm.h"
 #include "utils/rel.h"
 
 #include "am.h"
 #include "simhash.h"
 
+/* bytes of memory per entry while a chunk is sorted and written */
+#define BUILD_BYTES_PER_ENTRY 40
+
 typedef struct BuildState
 {
-	SimhashRunInput input;
-	size_t		cap;
+	Relation	index;
+	SimhashBlocks *blocks;
+	SimhashRunInput input;		/* the current chunk */
+	size_t		cap;			/* room in input */
+	size_t		chunk;			/* entries that fit in maintenance_work_mem */
+	SimhashRunRef *chunks;		/* chunks written as runs */
+	int			nchunks;
+	int			capchunks;
+	uint64		next_generation;
 	SimhashRunInput nulls;		/* rows whose key is NULL */
 	double		indtuples;
 } BuildState;
+
+/* Write the current chunk as a run. */
+static void
+write_chunk(BuildState *bs)
+{
+	SimhashRunRef *ref;
+
+	if (bs->nchunks >= bs->capchunks)
+	{
+		bs->capchunks = Max(bs->capchunks * 2, 8);
+		bs->chunks = bs->chunks ? repalloc(bs->chunks, bs->capchunks * sizeof(SimhashRunRef))
+			: palloc(bs->capchunks * sizeof(SimhashRunRef));
+	}
+	ref = &bs->chunks[bs->nchunks++];
+	ref->generation = bs->next_generation++;
+	ref->header = simhash_write_run(bs->index, bs->blocks, &bs->input, ref->generation,
+									SIMHASH_WRITE_BUILD);
+	ref->pad = 0;
+	ref->nentries = bs->input.n;
+	bs->input.n = 0;
+}
+
+/* A page of a merged chunk, free again (its WAL: the build's, at the end). */
+static void
+free_build_page(Relation index, BlockNumber blkno, void *arg)
+{
+	Buffer		buffer = ReadBuffer(index, blkno);
+
+	LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
+	simhash_init_page(BufferGetPage(buffer), SIMHASH_FREE, 0);
+	MarkBufferDirty(buffer);
+	UnlockReleaseBuffer(buffer);
+	RecordFreeIndexPage(index, blkno);
+}
 
 static void
 build_callback(Relation index, ItemPointer tid, Datum *values,
@@ -42,10 +89,14 @@ build_callback(Relation index, ItemPointer tid, Datum *values,
 		bs->indtuples += 1;
 		return;
 	}
+	if (bs->input.n >= bs->chunk)
+		write_chunk(bs);
 	if (bs->input.n >= bs->cap)
 	{
-		bs->cap = Max(bs->cap * 2, 1024);
-		simhash_run_input_reserve(&bs->input, bs->cap - bs->input.n);
+		size_t		grow = Min(Max(bs->cap, 1024), bs->chunk - bs->cap);
+
+		simhash_run_input_reserve(&bs->input, bs->cap + grow - bs->input.n);
+		bs->cap += grow;
 	}
 	bs->input.hashes[bs->input.n] = DatumGetSimhash64(values[0]);
 	bs->input.tids[bs->input.n] = *tid;
@@ -93,53 +144,64 @@ simhash_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	write_metapage(index, MAIN_FORKNUM, &blocks);
 
 	memset(&bs, 0, sizeof(bs));
+	bs.index = index;
+	bs.blocks = &blocks;
+	bs.chunk = Max((size_t) maintenance_work_mem * 1024 / BUILD_BYTES_PER_ENTRY, 1024);
+	bs.chunk = Min(bs.chunk, ((size_t) 1 << 32) - 2);
+	bs.next_generation = 2;		/* 1: the nulls list */
+	bs.cap = Min(bs.chunk, (size_t) 1 << 16);
+	simhash_run_input_reserve(&bs.input, bs.cap);
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, SIMHASH_BUILD_PHASE_SCAN);
 	reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
 									   build_callback, (void *) &bs, NULL);
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, SIMHASH_BUILD_PHASE_WRITE);
-	if (bs.input.n > 0)
 	{
 		Buffer		metabuf;
 		SimhashMetaPageData *meta;
-		BlockNumber header;
+		BlockNumber header = InvalidBlockNumber;
+		uint64		nentries = 0;
+		uint64		generation = bs.next_generation++;
+		SimhashList nulls;
 
-		if (bs.input.n >= ((size_t) 1 << 32) - 1)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("too many rows for a simhash index")));
-		header = simhash_write_run(index, &blocks, &bs.input, 1, SIMHASH_WRITE_BUILD);
+		if (bs.nchunks == 0 && bs.input.n > 0)
+		{
+			/* everything fitted in memory: one run */
+			header = simhash_write_run(index, &blocks, &bs.input, generation,
+									   SIMHASH_WRITE_BUILD);
+			nentries = bs.input.n;
+		}
+		else if (bs.nchunks > 0)
+		{
+			SimhashRunInput none = {NULL, NULL, 0};
+
+			if (bs.input.n > 0)
+				write_chunk(&bs);
+			header = simhash_merge_runs(index, &blocks, bs.chunks, bs.nchunks, &none,
+										generation, SIMHASH_WRITE_BUILD, &nentries);
+			for (int i = 0; i < bs.nchunks; i++)
+				simhash_visit_run_pages(index, bs.chunks[i].header, bs.chunks[i].generation,
+										free_build_page, NULL);
+			IndexFreeSpaceMapVacuum(index);
+		}
+
+		nulls.generation = 1;
+		simhash_write_list(index, &bs.nulls, SIMHASH_ENTRY_NULL, &nulls, SIMHASH_WRITE_BUILD);
 
 		metabuf = ReadBuffer(index, SIMHASH_METAPAGE_BLKNO);
 		LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 		meta = SimhashPageGetMeta(BufferGetPage(metabuf));
-		meta->runs[0].header = header;
-		meta->runs[0].pad = 0;
-		meta->runs[0].nentries = bs.input.n;
-		meta->runs[0].generation = 1;
-		meta->nruns = 1;
-		MarkBufferDirty(metabuf);
-		UnlockReleaseBuffer(metabuf);
-	}
-	if (bs.nulls.n > 0)
-	{
-		Buffer		metabuf;
-		SimhashList nulls;
-
-		nulls.generation = 2;	/* the run (if any) has 1 */
-		simhash_write_list(index, &bs.nulls, SIMHASH_ENTRY_NULL, &nulls, SIMHASH_WRITE_BUILD);
-		metabuf = ReadBuffer(index, SIMHASH_METAPAGE_BLKNO);
-		LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
-		SimhashPageGetMeta(BufferGetPage(metabuf))->nulls = nulls;
-		MarkBufferDirty(metabuf);
-		UnlockReleaseBuffer(metabuf);
-	}
-
-	{
-		Buffer		metabuf = ReadBuffer(index, SIMHASH_METAPAGE_BLKNO);
-
-		LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
-		SimhashPageGetMeta(BufferGetPage(metabuf))->next_generation = 3;
+		if (header != InvalidBlockNumber)
+		{
+			meta->runs[0].header = header;
+			meta->runs[0].pad = 0;
+			meta->runs[0].nentries = nentries;
+			meta->runs[0].generation = generation;
+			meta->nruns = 1;
+		}
+		if (bs.nulls.n > 0)
+			meta->nulls = nulls;
+		meta->next_generation = bs.next_generation;
 		MarkBufferDirty(metabuf);
 		UnlockReleaseBuffer(metabuf);
 	}
