@@ -281,6 +281,22 @@ simhash_pfree(void *p)
 }
 
 /*
+ * What simhash(text) keeps between rows of one query (fn_extra): the work
+ * buffer and the counting table, so that each row neither allocates nor
+ * zeroes them again (the table is emptied slot by slot).
+ */
+typedef struct TextState
+{
+	char	   *buf;
+	size_t		bufsize;
+	SimhashFeatureCounts counts;
+	bool		have_counts;
+} TextState;
+
+/* a table much larger than a typical document is not kept */
+#define TEXT_STATE_MAX_SLOTS ((size_t) 1 << 20)
+
+/*
  * simhash(text, window): tokens -> shingles -> each distinct shingle votes
  * once with weight bitlen(n^2) for n occurrences (tfweight.h).  Equals
  * simhash_compute(features, weights) over simhash_features(text, window).
@@ -290,30 +306,70 @@ simhash_text(PG_FUNCTION_ARGS)
 {
 	text	   *t = PG_GETARG_TEXT_PP(0);
 	int32		window = PG_GETARG_INT32(1);
+	TextState  *st = (TextState *) fcinfo->flinfo->fn_extra;
 	const char *data;
 	size_t		len;
-	char	   *buf;
-	size_t	   *ring;
+	size_t		ring[SIMHASH_MAX_WINDOW];
 	SimhashShingler shingler;
-	SimhashFeatureCounts counts;
 	uint64		batch[BATCH];
 	uint64		result;
 	size_t		n;
+	MemoryContext oldcxt;
 
 	simhash_check_window(window);
-	simhash_text_prepare(t, &data, &len, &buf);
-	ring = palloc(sizeof(size_t) * window);
-	simhash_shingler_init(&shingler, data, len, buf, window, ring);
-	simhash_counts_init(&counts, len / 8, simhash_palloc0_huge, simhash_pfree);
+	data = VARDATA_ANY(t);
+	len = VARSIZE_ANY_EXHDR(t);
+	if (needs_utf8_conversion())
+	{
+		char	   *utf8 = pg_server_to_any(data, len, PG_UTF8);
+
+		if (utf8 != data)
+			len = strlen(utf8);
+		data = utf8;
+	}
+
+	oldcxt = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+	if (st == NULL)
+	{
+		st = palloc0(sizeof(TextState));
+		fcinfo->flinfo->fn_extra = st;
+	}
+	if (st->bufsize < simhash_tokenizer_bufsize(len))
+	{
+		if (st->buf)
+			pfree(st->buf);
+		st->bufsize = Max(simhash_tokenizer_bufsize(len), 16384);
+		st->buf = MemoryContextAllocHuge(fcinfo->flinfo->fn_mcxt, st->bufsize);
+	}
+	if (!st->have_counts)
+	{
+		simhash_counts_init(&st->counts, Max(len / 8, 512), simhash_palloc0_huge, simhash_pfree);
+		st->have_counts = true;
+	}
+
+	simhash_shingler_init(&shingler, data, len, st->buf, window, ring);
 	while ((n = simhash_shingler_next(&shingler, batch, NULL, BATCH)) > 0)
 	{
-		simhash_counts_add(&counts, batch, n);
+		simhash_counts_add(&st->counts, batch, n);
 		CHECK_FOR_INTERRUPTS();
 	}
-	result = simhash_counts_fingerprint(&counts);
-	simhash_counts_free(&counts);
-	pfree(buf);
-	pfree(ring);
+	result = simhash_counts_fingerprint(&st->counts);
+
+	/* keep the table for the next row, unless a huge text grew it */
+	if (st->counts.mask + 1 > TEXT_STATE_MAX_SLOTS)
+	{
+		simhash_counts_free(&st->counts);
+		st->have_counts = false;
+	}
+	else
+		simhash_counts_reset(&st->counts);
+	if (st->bufsize > 64 * 1024 * 1024)
+	{
+		pfree(st->buf);
+		st->buf = NULL;
+		st->bufsize = 0;
+	}
+	MemoryContextSwitchTo(oldcxt);
 	PG_RETURN_SIMHASH64(result);
 }
 

@@ -34,6 +34,18 @@ simhash_counts_free(SimhashFeatureCounts *c)
 	c->occupied = NULL;
 }
 
+void
+simhash_counts_reset(SimhashFeatureCounts *c)
+{
+	for (size_t i = 0; i < c->used; i++)
+	{
+		c->slots[c->occupied[i]].key = 0;
+		c->slots[c->occupied[i]].count = 0;
+	}
+	c->used = 0;
+	c->zero_count = 0;
+}
+
 /* the hash is already uniform: its bits index the table */
 static inline size_t
 home(const SimhashFeatureCounts *c, uint64_t h)

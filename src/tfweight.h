@@ -44,6 +44,8 @@ extern void simhash_counts_init(SimhashFeatureCounts *c, size_t expected,
 								void *(*alloc) (size_t), void (*release) (void *));
 extern void simhash_counts_add(SimhashFeatureCounts *c, const uint64_t *hashes, size_t n);
 extern void simhash_counts_free(SimhashFeatureCounts *c);
+/* Empty the table for reuse, touching only the slots in use. */
+extern void simhash_counts_reset(SimhashFeatureCounts *c);
 
 /* The fingerprint of counted features: each votes with its tf weight. */
 extern uint64_t simhash_counts_fingerprint(const SimhashFeatureCounts *c);
