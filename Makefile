@@ -32,7 +32,7 @@ OBJS = \
 	src/find_all.o
 
 # pg_regress tests: sql/<name>.sql against expected/<name>.out
-REGRESS = type distance compute tokenizer aggregate encoding bad_input find_all planner index
+REGRESS = type distance compute tokenizer aggregate encoding bad_input find_all planner index recipes
 REGRESS_OPTS = --inputdir=. --outputdir=$(or $(REGRESS_OUTDIR),.)
 
 # xxHash comes from Debian's libxxhash-dev, used header-only (inlined).
