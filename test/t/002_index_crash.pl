@@ -30,30 +30,7 @@ max_wal_size = 1GB
 $node->start;
 
 $node->safe_psql('postgres', index_setup_sql());
-$node->safe_psql('postgres', q{
-	-- committed rounds of the workload, to check durability after a crash
-	CREATE TABLE progress (cycle int PRIMARY KEY, rounds int);
-	-- rounds of 50 inserts (near-duplicates of 10 clusters), every 10th
-	-- round deleting some recent rows; a commit after each round
-	CREATE PROCEDURE workload(cycle int, rounds int) LANGUAGE plpgsql AS $$
-	BEGIN
-		INSERT INTO progress VALUES (cycle, 0);
-		COMMIT;
-		FOR i IN 1 .. rounds LOOP
-			INSERT INTO t (c, h)
-				SELECT c, near(c, 1000 * cycle + 5 * i + n)
-				FROM generate_series(((cycle * 1000 + i * 10) % 400) + 1,
-				                     ((cycle * 1000 + i * 10) % 400) + 10) c,
-				     generate_series(0, 4) n;
-			IF i % 10 = 0 THEN
-				DELETE FROM t WHERE id % 13 = i % 13
-					AND id > (SELECT max(id) FROM t) - 1000;
-			END IF;
-			UPDATE progress SET rounds = i WHERE progress.cycle = workload.cycle;
-			COMMIT;
-		END LOOP;
-	END $$;
-});
+$node->safe_psql('postgres', workload_sql());
 
 # a pre-existing table indexed by CREATE INDEX (the build path), then
 # batches of inserts (each ~3,200 rows: flushes every ~2,000, merges)

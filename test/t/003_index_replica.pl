@@ -30,29 +30,8 @@ $primary->safe_psql('postgres', index_setup_sql());
 $primary->safe_psql('postgres', insert_sql(1, 400, 0, 7));
 $primary->safe_psql('postgres',
 	'CREATE INDEX t_h ON t USING simhash (h) WITH (blocks = 4, max_distance = 3)');
+$primary->safe_psql('postgres', workload_sql());
 $primary->safe_psql('postgres', q{
-	-- a workload for the primary: rounds of 50 inserts, some deletes, a
-	-- pause after each
-	CREATE TABLE progress (cycle int PRIMARY KEY, rounds int);
-	CREATE PROCEDURE workload(cycle int, rounds int, pause float8) LANGUAGE plpgsql AS $$
-	BEGIN
-		INSERT INTO progress VALUES (cycle, 0);
-		COMMIT;
-		FOR i IN 1 .. rounds LOOP
-			INSERT INTO t (c, h)
-				SELECT c, near(c, 1000 * cycle + 5 * i + n)
-				FROM generate_series(((cycle * 1000 + i * 10) % 400) + 1,
-				                     ((cycle * 1000 + i * 10) % 400) + 10) c,
-				     generate_series(0, 4) n;
-			IF i % 10 = 0 THEN
-				DELETE FROM t WHERE id % 13 = i % 13
-					AND id > (SELECT max(id) FROM t) - 1000;
-			END IF;
-			UPDATE progress SET rounds = i WHERE progress.cycle = workload.cycle;
-			COMMIT;
-			PERFORM pg_sleep(pause);
-		END LOOP;
-	END $$;
 	-- for the standby: n queries (centers in turn, radii 0..5), each
 	-- comparing the index scan with the sequential reference in one
 	-- snapshot; raises on a difference, counts the queries that had to be

@@ -12,7 +12,7 @@ use warnings;
 use Test::More;
 use Exporter 'import';
 
-our @EXPORT = qw(index_setup_sql insert_sql index_meta index_check_ok check_index results_digest);
+our @EXPORT = qw(index_setup_sql workload_sql insert_sql index_meta index_check_ok check_index results_digest);
 
 # SQL objects: table t (id, cluster c, fingerprint h), helper functions, and
 # the query centers (table centers).  The tests create the index t_h.
@@ -101,6 +101,38 @@ sub index_setup_sql
 }
 
 # SQL inserting near-duplicates n = nfirst..nlast of clusters first..last
+# the workload both crash and replica tests run: a table of committed
+# rounds, and a procedure doing rounds of 50 inserts (near-duplicates of 10
+# clusters), deleting some recent rows every 10th round, committing (and
+# pausing) after each
+sub workload_sql
+{
+	return q{
+	CREATE TABLE progress (cycle int PRIMARY KEY, rounds int);
+	CREATE PROCEDURE workload(cycle int, rounds int, pause float8 DEFAULT 0) LANGUAGE plpgsql AS $$
+	BEGIN
+		INSERT INTO progress VALUES (cycle, 0);
+		COMMIT;
+		FOR i IN 1 .. rounds LOOP
+			INSERT INTO t (c, h)
+				SELECT c, near(c, 1000 * cycle + 5 * i + n)
+				FROM generate_series(((cycle * 1000 + i * 10) % 400) + 1,
+				                     ((cycle * 1000 + i * 10) % 400) + 10) c,
+				     generate_series(0, 4) n;
+			IF i % 10 = 0 THEN
+				DELETE FROM t WHERE id % 13 = i % 13
+					AND id > (SELECT max(id) FROM t) - 1000;
+			END IF;
+			UPDATE progress SET rounds = i WHERE progress.cycle = workload.cycle;
+			COMMIT;
+			IF pause > 0 THEN
+				PERFORM pg_sleep(pause);
+			END IF;
+		END LOOP;
+	END $$;
+	};
+}
+
 sub insert_sql
 {
 	my ($first, $last, $nfirst, $nlast) = @_;
