@@ -215,7 +215,7 @@ extern void simhash_check_page(Relation index, Page page, BlockNumber blkno,
 extern void simhash_init_metapage(Page page, int nblocks, int max_distance, int ntables);
 extern void simhash_read_meta(Relation index, SimhashMetaPageData *meta);
 extern void simhash_meta_blocks(const SimhashMetaPageData *meta, SimhashBlocks *blocks);
-extern void simhash_list_append(Relation index, uint64 hash, ItemPointer tid, bool isnull);
+extern uint64 simhash_list_append(Relation index, uint64 hash, ItemPointer tid, bool isnull);
 extern void simhash_retire(Relation index, SimhashMetaPageData *meta,
 						   BlockNumber head, uint16 kind, uint64 generation);
 

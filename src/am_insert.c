@@ -18,19 +18,14 @@ simhash_insert(Relation index, Datum *values, bool *isnull,
 			   IndexUniqueCheck checkUnique, bool indexUnchanged,
 			   IndexInfo *indexInfo)
 {
-	SimhashMetaPageData meta;
-
 	if (isnull[0])
 	{
 		/* kept for ordered scans, which return every row */
 		simhash_list_append(index, 0, ht_ctid, true);
 		return false;
 	}
-	simhash_list_append(index, DatumGetSimhash64(values[0]), ht_ctid, false);
-
-	/* an unlocked peek is enough to decide whether to try */
-	simhash_read_meta(index, &meta);
-	if (meta.pending.nentries >= SIMHASH_PENDING_LIMIT)
+	if (simhash_list_append(index, DatumGetSimhash64(values[0]), ht_ctid, false)
+		>= SIMHASH_PENDING_LIMIT)
 		simhash_flush_and_merge(index, false, false, 1.0);
 	return false;
 }

@@ -164,9 +164,9 @@ simhash_meta_blocks(const SimhashMetaPageData *meta, SimhashBlocks *blocks)
 /*
  * Append one entry to the pending list (or, for a NULL key, to the nulls
  * list).  The metapage stays locked exclusively throughout, which
- * serialises appends.
+ * serialises appends.  Returns the list's length after the append.
  */
-void
+uint64
 simhash_list_append(Relation index, uint64 hash, ItemPointer tid, bool isnull)
 {
 	Buffer		metabuf = ReadBuffer(index, SIMHASH_METAPAGE_BLKNO);
@@ -180,6 +180,7 @@ simhash_list_append(Relation index, uint64 hash, ItemPointer tid, bool isnull)
 	SimhashEntry *entry;
 
 	SimhashList *list;
+	uint64		appended;
 
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 	check_meta(index, BufferGetPage(metabuf));
@@ -228,6 +229,7 @@ simhash_list_append(Relation index, uint64 hash, ItemPointer tid, bool isnull)
 	entry->flags = isnull ? SIMHASH_ENTRY_NULL : 0;
 	((PageHeader) target)->pd_lower += sizeof(SimhashEntry);
 	list->nentries++;
+	appended = list->nentries;
 
 	GenericXLogFinish(state);
 	if (BufferIsValid(newbuf))
@@ -235,6 +237,7 @@ simhash_list_append(Relation index, uint64 hash, ItemPointer tid, bool isnull)
 	if (BufferIsValid(tailbuf))
 		UnlockReleaseBuffer(tailbuf);
 	UnlockReleaseBuffer(metabuf);
+	return appended;
 }
 
 /*

@@ -137,9 +137,8 @@ start_scan(IndexScanDesc scan)
 		so->empty = true;
 	so->ordered = (scan->numberOfOrderBys > 0);
 	so->order_null = so->ordered && (scan->orderByData[0].sk_flags & SK_ISNULL);
-	so->query = so->order_null ? 0 : DatumGetSimhash64(scan->orderByData[0].sk_argument);
-	if (!so->ordered || so->order_null)
-		so->query = 0;
+	so->query = (so->ordered && !so->order_null) ?
+		DatumGetSimhash64(scan->orderByData[0].sk_argument) : 0;
 	so->ring = 0;
 	so->nulls_done = false;
 	simhash_read_meta(scan->indexRelation, &so->meta);

@@ -244,12 +244,9 @@ simhash_check_window(int32 window)
 						SIMHASH_MAX_WINDOW, window)));
 }
 
-/*
- * The text as UTF-8, and a buffer for its normalised form.  Large texts
- * need a "huge" allocation: the buffer is twice the input.
- */
-void
-simhash_text_prepare(text *t, const char **data, size_t *len, char **buf)
+/* The text as UTF-8 (converted when the database encoding needs it). */
+static void
+text_utf8(text *t, const char **data, size_t *len)
 {
 	const char *src = VARDATA_ANY(t);
 	int			srclen = VARSIZE_ANY_EXHDR(t);
@@ -262,6 +259,16 @@ simhash_text_prepare(text *t, const char **data, size_t *len, char **buf)
 		if (*data != src)
 			*len = strlen(*data);
 	}
+}
+
+/*
+ * The text as UTF-8, and a buffer for its normalised form.  Large texts
+ * need a "huge" allocation: the buffer is twice the input.
+ */
+void
+simhash_text_prepare(text *t, const char **data, size_t *len, char **buf)
+{
+	text_utf8(t, data, len);
 	*buf = MemoryContextAllocHuge(CurrentMemoryContext,
 								  simhash_tokenizer_bufsize(*len));
 }
@@ -317,16 +324,7 @@ simhash_text(PG_FUNCTION_ARGS)
 	MemoryContext oldcxt;
 
 	simhash_check_window(window);
-	data = VARDATA_ANY(t);
-	len = VARSIZE_ANY_EXHDR(t);
-	if (needs_utf8_conversion())
-	{
-		char	   *utf8 = pg_server_to_any(data, len, PG_UTF8);
-
-		if (utf8 != data)
-			len = strlen(utf8);
-		data = utf8;
-	}
+	text_utf8(t, &data, &len);
 
 	oldcxt = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
 	if (st == NULL)
