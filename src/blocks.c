@@ -760,12 +760,33 @@ simhash_find_all_begin(SimhashFindAll *f, const SimhashBlocks *b,
 					   const uint64_t *hashes, size_t n,
 					   uint64_t *keys, uint64_t *tmp)
 {
+	simhash_find_all_begin_tables(f, b, hashes, n, keys, tmp, 0, b->ntables);
+}
+
+void
+simhash_table_group(const SimhashBlocks *b, int c, int *lo, int *hi)
+{
+	int			t = 0;
+
+	/* groups come in block order; group c has C(m - 1 - c, m - k - 1) tables */
+	for (int g = 0; g < c; g++)
+		t += (int) simhash_binomial(b->nblocks - 1 - g, b->chosen - 1);
+	*lo = t;
+	*hi = t + (int) simhash_binomial(b->nblocks - 1 - c, b->chosen - 1);
+}
+
+void
+simhash_find_all_begin_tables(SimhashFindAll *f, const SimhashBlocks *b,
+							  const uint64_t *hashes, size_t n,
+							  uint64_t *keys, uint64_t *tmp, int lo, int hi)
+{
 	f->blocks = b;
 	f->hashes = hashes;
 	f->n = n;
 	f->keys = keys;
 	f->tmp = tmp;
-	f->chunk = n < 2 ? b->ntables : 0;	/* fewer than two: no pairs */
+	f->end_table = hi;
+	f->chunk = n < 2 ? hi : lo; /* fewer than two: no pairs */
 	f->nchunk = 0;
 	f->group_end = 0;
 	f->partitioned = false;

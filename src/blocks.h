@@ -269,7 +269,9 @@ typedef struct SimhashFindAll
 	uint64_t   *keys;			/* the group's partition of hashes[] */
 	uint64_t   *tmp;			/* sort scratch */
 	int			chunk;			/* first table of the current chunk;
-								 * ntables when finished */
+								 * end_table when finished */
+	int			end_table;		/* tables end_table .. ntables - 1 are
+								 * not searched */
 	int			nchunk;			/* tables in the chunk */
 	int			group_end;		/* tables of the group end here */
 	bool		partitioned;	/* keys[] hold the group's partition */
@@ -290,6 +292,24 @@ extern void simhash_find_all_begin(SimhashFindAll *f, const SimhashBlocks *b,
 								   uint64_t *keys, uint64_t *tmp);
 
 /*
+ * The tables whose first chosen block is block c (0 .. k): a "group",
+ * tables *lo .. *hi - 1, consecutive in table order.  Every pair that a
+ * group's table reports agrees on all of block c; so hashes may be split
+ * by any bits of block c and each part searched with the group's tables
+ * alone (simhash_find_all_begin_tables) without losing or repeating a pair:
+ * the scheme of the table-scale search, which works on parts that fit in
+ * memory.
+ */
+extern void simhash_table_group(const SimhashBlocks *b, int c, int *lo, int *hi);
+
+/* As simhash_find_all_begin, searching only tables lo .. hi - 1 (a union of
+ * whole groups). */
+extern void simhash_find_all_begin_tables(SimhashFindAll *f, const SimhashBlocks *b,
+										  const uint64_t *hashes, size_t n,
+										  uint64_t *keys, uint64_t *tmp,
+										  int lo, int hi);
+
+/*
  * Write up to max (>= 1) matches to out and return how many; 0 does not
  * mean the end: see simhash_find_all_done().
  */
@@ -298,7 +318,7 @@ extern size_t simhash_find_all_next(SimhashFindAll *f, SimhashMatch *out, size_t
 static inline bool
 simhash_find_all_done(const SimhashFindAll *f)
 {
-	return f->chunk >= f->blocks->ntables;
+	return f->chunk >= f->end_table;
 }
 
 #endif							/* SIMHASH_BLOCKS_H */

@@ -1,0 +1,165 @@
+/*
+ * rowpairs.c
+ *		All pairs of keyed rows within k bits: sort by fingerprint, collapse
+ *		equal fingerprints into runs, find_all over the distinct values, and
+ *		expand each matching pair of values into the pairs of their rows.
+ *		See rowpairs.h.
+ */
+#include "rowpairs.h"
+
+#include <string.h>
+
+void
+simhash_row_pairs_begin(SimhashRowPairs *r, const SimhashBlocks *b,
+						uint64_t *hashes, uint64_t *keys, size_t n,
+						void *work, int lo, int hi, bool exact)
+{
+	uint64_t   *sorted_keys = (uint64_t *) work;
+	uint64_t   *fa_keys = sorted_keys + n;
+	uint32_t   *vals = (uint32_t *) (fa_keys + n);	/* n + 1 */
+	uint32_t   *tmpvals = vals + n + 1;
+	uint64_t   *uniq = keys;
+	size_t		m = 0;
+
+	memset(r, 0, offsetof(SimhashRowPairs, matches));
+	r->n = n;
+
+	/* rows by fingerprint; vals[i] = the row now at i */
+	for (size_t i = 0; i < n; i++)
+		vals[i] = (uint32_t) i;
+	simhash_radix_sort(hashes, vals, n, sorted_keys, tmpvals, 64);
+	for (size_t i = 0; i < n; i++)
+		sorted_keys[i] = keys[vals[i]];
+
+	/* runs of equal fingerprints: keys[] is free now, vals[] too */
+	for (size_t i = 0; i < n; i++)
+	{
+		if (i == 0 || hashes[i] != hashes[i - 1])
+		{
+			uniq[m] = hashes[i];
+			vals[m] = (uint32_t) i;
+			m++;
+		}
+	}
+	vals[m] = (uint32_t) n;
+
+	r->keys = sorted_keys;
+	r->uniq = uniq;
+	r->start = vals;
+	r->m = m;
+	r->phase = exact ? 0 : 1;
+
+	/* the sorted fingerprints are no longer needed: find_all's scratch */
+	simhash_find_all_begin_tables(&r->fa, b, uniq, m, fa_keys, hashes, lo, hi);
+}
+
+/* the run holding fingerprint h (which is one of uniq[]) */
+static size_t
+find_run(const SimhashRowPairs *r, uint64_t h)
+{
+	size_t		lo = 0,
+				hi = r->m;
+
+	while (hi - lo > 1)
+	{
+		size_t		mid = lo + (hi - lo) / 2;
+
+		if (r->uniq[mid] <= h)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+size_t
+simhash_row_pairs_next(SimhashRowPairs *r, SimhashRowPair *out, size_t max)
+{
+	size_t		nout = 0;
+
+	/* phase 0: the pairs of each run of equal fingerprints */
+	while (r->phase == 0 && nout < max)
+	{
+		size_t		e;
+
+		if (!r->in_run)
+		{
+			if (r->run >= r->m)
+			{
+				r->phase = 1;
+				break;
+			}
+			if (r->start[r->run + 1] - r->start[r->run] < 2)
+			{
+				r->run++;
+				continue;
+			}
+			r->i = r->start[r->run];
+			r->j = r->i + 1;
+			r->in_run = true;
+		}
+		e = r->start[r->run + 1];
+		out[nout].a = r->keys[r->i];
+		out[nout].b = r->keys[r->j];
+		out[nout].distance = 0;
+		nout++;
+		if (++r->j == e)
+		{
+			r->i++;
+			r->j = r->i + 1;
+			if (r->j == e)
+			{
+				r->in_run = false;
+				r->run++;
+			}
+		}
+	}
+
+	/* phase 1: matches of distinct fingerprints, expanded to their rows */
+	while (r->phase == 1 && nout < max)
+	{
+		if (r->crossing)
+		{
+			while (nout < max && r->a0 < r->a1)
+			{
+				out[nout].a = r->keys[r->a0];
+				out[nout].b = r->keys[r->b0];
+				out[nout].distance = r->distance;
+				nout++;
+				if (++r->b0 == r->b1)
+				{
+					r->b0 = r->bs;
+					r->a0++;
+				}
+			}
+			if (r->a0 < r->a1)
+				break;			/* out is full */
+			r->crossing = false;
+		}
+		if (r->mi < r->nmatch)
+		{
+			const SimhashMatch *mt = &r->matches[r->mi++];
+			size_t		ra = find_run(r, mt->a),
+						rb = find_run(r, mt->b);
+
+			r->a0 = r->start[ra];
+			r->a1 = r->start[ra + 1];
+			r->bs = r->b0 = r->start[rb];
+			r->b1 = r->start[rb + 1];
+			r->distance = mt->distance;
+			r->crossing = true;
+			continue;
+		}
+		if (simhash_find_all_done(&r->fa))
+		{
+			r->phase = 2;
+			break;
+		}
+		r->nmatch = simhash_find_all_next(&r->fa, r->matches,
+										  sizeof(r->matches) / sizeof(r->matches[0]));
+		r->mi = 0;
+		if (r->nmatch == 0)
+			break;				/* find_all's work bound: let the caller in */
+	}
+	return nout;
+}

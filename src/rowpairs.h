@@ -1,0 +1,87 @@
+/*
+ * rowpairs.h
+ *		All pairs of rows within k bits, for rows that carry a 64-bit key (an
+ *		id or a row number) beside their fingerprint: the in-memory step of
+ *		the table-scale dedup jobs (dedup_*.c).  Pure C: no PostgreSQL
+ *		headers, so it can be unit-tested outside the server.
+ *
+ * The rows are sorted by fingerprint (radix sort), equal fingerprints are
+ * collapsed into runs, and find_all (blocks.h) searches the distinct values
+ * only; each matching pair of values then yields every pair of rows of the
+ * two runs.  Rows with equal fingerprints are pairs at distance 0.  Many
+ * exact duplicates therefore cost the search nothing; they only cost their
+ * output.
+ *
+ * The search can be restricted to the tables of some groups (see
+ * simhash_table_group()): the table-scale search splits rows by bits of a
+ * group's block into parts that fit in memory and searches each part with
+ * that group's tables only.  Pairs of equal fingerprints are then reported
+ * by the part searched for group 0 alone ("exact").
+ */
+#ifndef SIMHASH_ROWPAIRS_H
+#define SIMHASH_ROWPAIRS_H
+
+#include "blocks.h"
+
+typedef struct SimhashRowPair
+{
+	uint64_t	a;				/* the two rows' keys */
+	uint64_t	b;
+	int			distance;
+} SimhashRowPair;
+
+/* Bytes of workspace the search needs for n rows, beyond the two arrays. */
+#define SIMHASH_ROW_PAIRS_WORK(n) ((size_t) (n) * 24 + 8)
+
+typedef struct SimhashRowPairs
+{
+	size_t		n;				/* rows */
+	const uint64_t *keys;		/* row keys, ordered by fingerprint */
+	const uint64_t *uniq;		/* the m distinct fingerprints, ascending */
+	const uint32_t *start;		/* run r is keys[start[r] .. start[r + 1]) */
+	size_t		m;
+	int			phase;			/* 0: equal pairs, 1: matches, 2: done */
+	size_t		run;			/* phase 0: run, and rows i < j in it */
+	bool		in_run;
+	size_t		i;
+	size_t		j;
+	size_t		nmatch;			/* phase 1: matches[mi .. nmatch) pending */
+	size_t		mi;
+	bool		crossing;		/* rows of runs (ra, rb) being paired */
+	size_t		a0,
+				a1,				/* rows a0 .. a1 - 1 of run a to pair */
+				bs,
+				b0,
+				b1;				/* run b's rows bs .. b1 - 1; b0 next */
+	int			distance;
+	SimhashMatch matches[256];
+	SimhashFindAll fa;
+} SimhashRowPairs;
+
+/*
+ * Start the search over n rows: hashes[i] and keys[i] belong to row i.  Both
+ * arrays are reordered and reused (they are the caller's, and must stay
+ * allocated until the search ends); work is SIMHASH_ROW_PAIRS_WORK(n) bytes,
+ * 8-byte aligned.  Tables lo .. hi - 1 are searched (0 .. ntables for all);
+ * pairs of equal fingerprints are reported only if exact.  n must be below
+ * 2^32.  SimhashRowPairs is about 80 kB: allocate it.
+ */
+extern void simhash_row_pairs_begin(SimhashRowPairs *r, const SimhashBlocks *b,
+									uint64_t *hashes, uint64_t *keys, size_t n,
+									void *work, int lo, int hi, bool exact);
+
+/*
+ * Write up to max (>= 1) pairs to out and return how many.  Each call does
+ * a bounded amount of work; 0 does not mean the end: see
+ * simhash_row_pairs_done().  The order of the pairs and of a and b within a
+ * pair is unspecified.
+ */
+extern size_t simhash_row_pairs_next(SimhashRowPairs *r, SimhashRowPair *out, size_t max);
+
+static inline bool
+simhash_row_pairs_done(const SimhashRowPairs *r)
+{
+	return r->phase == 2;
+}
+
+#endif							/* SIMHASH_ROWPAIRS_H */

@@ -1,0 +1,222 @@
+/*
+ * test_rowpairs.c: unit tests of the keyed row-pair search (src/rowpairs.c)
+ * outside the server, against an O(n^2) reference: random rows with planted
+ * clusters, exact duplicates, all-identical rows, chains; the whole search
+ * and the split search of the table-scale jobs (rows split by bits of each
+ * group's block, each part searched with that group's tables).  Prints
+ * "test_rowpairs: N passed, N failed".
+ */
+#include "rowpairs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit.h"
+
+static int
+cmp_pair(const void *pa, const void *pb)
+{
+	const SimhashRowPair *x = pa,
+			   *y = pb;
+
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	if (x->b != y->b)
+		return x->b < y->b ? -1 : 1;
+	return (x->distance > y->distance) - (x->distance < y->distance);
+}
+
+static void
+canonical(SimhashRowPair *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+	{
+		if (p[i].a > p[i].b)
+		{
+			uint64_t	t = p[i].a;
+
+			p[i].a = p[i].b;
+			p[i].b = t;
+		}
+	}
+	qsort(p, n, sizeof(*p), cmp_pair);
+}
+
+static size_t
+brute(const uint64_t *h, const uint64_t *key, size_t n, int k, SimhashRowPair *out)
+{
+	size_t		np = 0;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+		{
+			int			d = __builtin_popcountll(h[i] ^ h[j]);
+
+			if (d <= k)
+			{
+				out[np].a = key[i];
+				out[np].b = key[j];
+				out[np].distance = d;
+				np++;
+			}
+		}
+	canonical(out, np);
+	return np;
+}
+
+/* run the search on copies of rows (hash, key); append to out */
+static size_t
+search(const SimhashBlocks *b, const uint64_t *h, const uint64_t *key, size_t n,
+	   int lo, int hi, bool exact, SimhashRowPair *out, size_t cap)
+{
+	uint64_t   *hc = malloc((n + 1) * 8),
+			   *kc = malloc((n + 1) * 8);
+	void	   *work = malloc(SIMHASH_ROW_PAIRS_WORK(n));
+	SimhashRowPairs *r = malloc(sizeof(SimhashRowPairs));
+	size_t		np = 0;
+	int			calls = 0;
+
+	memcpy(hc, h, n * 8);
+	memcpy(kc, key, n * 8);
+	simhash_row_pairs_begin(r, b, hc, kc, n, work, lo, hi, exact);
+	while (!simhash_row_pairs_done(r) && calls++ < 10000000)
+	{
+		/* small batches, to exercise resumption */
+		size_t		want = 1 + (next() % 7);
+
+		if (np + want > cap)
+			want = cap - np;
+		if (want == 0)
+			break;
+		np += simhash_row_pairs_next(r, out + np, want);
+	}
+	free(hc);
+	free(kc);
+	free(work);
+	free(r);
+	return np;
+}
+
+static void
+compare(const char *what, SimhashRowPair *got, size_t ngot,
+		SimhashRowPair *want, size_t nwant)
+{
+	bool		same;
+
+	canonical(got, ngot);
+	same = ngot == nwant && memcmp(got, want, nwant * sizeof(*got)) == 0;
+	if (!same)
+	{
+		/* pairs are compared field by field: padding may differ */
+		same = ngot == nwant;
+		for (size_t i = 0; same && i < nwant; i++)
+			same = got[i].a == want[i].a && got[i].b == want[i].b &&
+				got[i].distance == want[i].distance;
+	}
+	CHECK(same, "%s: %zu pairs, reference %zu", what, ngot, nwant);
+}
+
+static void
+check_rows(const char *name, const uint64_t *h, const uint64_t *key, size_t n)
+{
+	static const int configs[][2] = {{4, 3}, {5, 3}, {6, 3}, {8, 3}, {3, 1}, {6, 2}, {1, 0}, {4, 0}, {7, 6}};
+	size_t		cap = n * n / 2 + 16;
+	SimhashRowPair *want = malloc(cap * sizeof(SimhashRowPair));
+	SimhashRowPair *got = malloc(cap * sizeof(SimhashRowPair));
+
+	for (size_t c = 0; c < sizeof(configs) / sizeof(configs[0]); c++)
+	{
+		SimhashBlocks b;
+		char		what[128];
+		size_t		nwant,
+					ngot;
+
+		simhash_blocks_init(&b, configs[c][0], configs[c][1]);
+		nwant = brute(h, key, n, b.max_distance, want);
+
+		snprintf(what, sizeof(what), "%s blocks %d k %d whole", name, b.nblocks, b.max_distance);
+		ngot = search(&b, h, key, n, 0, b.ntables, true, got, cap);
+		compare(what, got, ngot, want, nwant);
+
+		/* split: for each group c, parts by the low bits of block c */
+		ngot = 0;
+		for (int g = 0; g <= b.max_distance; g++)
+		{
+			int			lo,
+						hi,
+						bits = b.width[g] < 2 ? b.width[g] : 2;
+			int			shift = 64 - b.offset[g] - b.width[g];
+			uint64_t   *ph = malloc(n * 8 + 8),
+					   *pk = malloc(n * 8 + 8);
+
+			simhash_table_group(&b, g, &lo, &hi);
+			for (uint64_t part = 0; part < (UINT64_C(1) << bits); part++)
+			{
+				size_t		pn = 0;
+
+				for (size_t i = 0; i < n; i++)
+					if (((h[i] >> shift) & ((UINT64_C(1) << bits) - 1)) == part)
+					{
+						ph[pn] = h[i];
+						pk[pn] = key[i];
+						pn++;
+					}
+				ngot += search(&b, ph, pk, pn, lo, hi, g == 0, got + ngot, cap - ngot);
+			}
+			free(ph);
+			free(pk);
+		}
+		snprintf(what, sizeof(what), "%s blocks %d k %d split", name, b.nblocks, b.max_distance);
+		compare(what, got, ngot, want, nwant);
+	}
+	free(want);
+	free(got);
+}
+
+int
+main(void)
+{
+	size_t		n = 1500;
+	uint64_t   *h = malloc(n * 8),
+			   *key = malloc(n * 8);
+
+	unit_seed(20261122);
+
+	/* random rows, planted clusters within 0..4 bits, exact copies */
+	for (size_t i = 0; i < n; i++)
+	{
+		key[i] = i * 7919 + 11;
+		if (i > 0 && next() % 3 == 0)
+		{
+			uint64_t	x = h[next() % i];
+			int			flips = (int) (next() % 5);
+
+			for (int f = 0; f < flips; f++)
+				x ^= UINT64_C(1) << (next() % 64);
+			h[i] = x;
+		}
+		else
+			h[i] = next();
+	}
+	check_rows("planted", h, key, n);
+
+	/* all identical */
+	for (size_t i = 0; i < 60; i++)
+		h[i] = UINT64_C(0xDEADBEEF00112233);
+	check_rows("identical", h, key, 60);
+
+	/* a chain: each one bit from the previous, so the ends are far apart */
+	h[0] = next();
+	for (size_t i = 1; i < 40; i++)
+		h[i] = h[i - 1] ^ (UINT64_C(1) << ((i * 13) % 64));
+	check_rows("chain", h, key, 40);
+
+	/* nothing to pair */
+	check_rows("one row", h, key, 1);
+	check_rows("no rows", h, key, 0);
+
+	free(h);
+	free(key);
+	return unit_report("test_rowpairs");
+}
