@@ -29,10 +29,15 @@ OBJS = \
 	src/am_check.o \
 	src/ball.o \
 	src/blocks.o \
-	src/find_all.o
+	src/find_all.o \
+	src/rowpairs.o \
+	src/dedup_read.o \
+	src/dedup_search.o \
+	src/dedup_pairs.o \
+	src/dedup_groups.o
 
 # pg_regress tests: sql/<name>.sql against expected/<name>.out
-REGRESS = type distance compute tokenizer aggregate encoding bad_input find_all planner index recipes
+REGRESS = type distance compute tokenizer aggregate encoding bad_input find_all planner index recipes dedup
 REGRESS_OPTS = --inputdir=. --outputdir=$(or $(REGRESS_OUTDIR),.)
 
 # xxHash comes from Debian's libxxhash-dev, used header-only (inlined).

@@ -612,6 +612,174 @@ CREATE FUNCTION simhash_find_all(hashes simhash64[], blocks integer, max_distanc
 COMMENT ON FUNCTION simhash_find_all(simhash64[], integer, integer) IS 'all pairs of elements within max_distance bits, each once, a <= b';
 
 --------------------------------------------------------------------------
+-- table-scale dedup jobs: every near-duplicate pair of a table with its
+-- ids, and a group id for every row; one read of the table, within
+-- maintenance_work_mem (temporary files beyond it), the caller's privileges.
+--   SELECT * FROM simhash_pairs('docs', 'id', 'h', 3);
+--   SELECT * FROM simhash_groups('docs', 'id', 'h', 3, 'leader');
+-- Ids are bigint unless id_type (a NULL of the ids' type) says otherwise:
+--   SELECT * FROM simhash_pairs('docs', 'id', 'h', id_type => NULL::uuid);
+--------------------------------------------------------------------------
+
+CREATE FUNCTION simhash_pairs(relation regclass, id_column name, hash_column name,
+		max_distance integer DEFAULT 3, blocks integer DEFAULT NULL)
+	RETURNS TABLE (id_a bigint, id_b bigint, distance integer)
+	AS 'MODULE_PATHNAME', 'simhash_pairs'
+	LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL RESTRICTED ROWS 1000;
+COMMENT ON FUNCTION simhash_pairs(regclass, name, name, integer, integer) IS 'every pair of rows whose fingerprints are within max_distance bits, by bigint id, each once, id_a < id_b';
+
+CREATE FUNCTION simhash_pairs(relation regclass, id_column name, hash_column name,
+		id_type anyelement, max_distance integer DEFAULT 3, blocks integer DEFAULT NULL)
+	RETURNS TABLE (id_a anyelement, id_b anyelement, distance integer)
+	AS 'MODULE_PATHNAME', 'simhash_pairs_typed'
+	LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL RESTRICTED ROWS 1000;
+COMMENT ON FUNCTION simhash_pairs(regclass, name, name, anyelement, integer, integer) IS 'every pair of rows whose fingerprints are within max_distance bits, by id of id_type''s type, each once, id_a < id_b';
+
+CREATE FUNCTION simhash_groups(relation regclass, id_column name, hash_column name,
+		max_distance integer DEFAULT 3, linkage text DEFAULT 'connected',
+		blocks integer DEFAULT NULL)
+	RETURNS TABLE (id bigint, group_id bigint)
+	AS 'MODULE_PATHNAME', 'simhash_groups'
+	LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL RESTRICTED ROWS 1000;
+COMMENT ON FUNCTION simhash_groups(regclass, name, name, integer, text, integer) IS 'a group id (the least bigint id of the group) for every row: connected components or leader clustering of near-duplicates';
+
+CREATE FUNCTION simhash_groups(relation regclass, id_column name, hash_column name,
+		id_type anyelement, max_distance integer DEFAULT 3,
+		linkage text DEFAULT 'connected', blocks integer DEFAULT NULL)
+	RETURNS TABLE (id anyelement, group_id anyelement)
+	AS 'MODULE_PATHNAME', 'simhash_groups_typed'
+	LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL RESTRICTED ROWS 1000;
+COMMENT ON FUNCTION simhash_groups(regclass, name, name, anyelement, integer, text, integer) IS 'a group id (the least id of the group, of id_type''s type) for every row: connected components or leader clustering of near-duplicates';
+
+--------------------------------------------------------------------------
+-- planner support
+-- `h <~> q <= k` becomes simhash_within(h, q, k) at planning time (support
+-- function of the simhash_distance comparison functions), and
+-- simhash_within(h, q, k) becomes the index condition
+-- `h <@ simhash_ball(q, k)` for an index whose operator family has <@.
+-- See src/planner.c.
+--------------------------------------------------------------------------
+
+-- simhash_ball: the fingerprints within radius bits of center.  16 bytes:
+-- center, radius (-1 = empty .. 64), zero padding.  Text form (center,radius).
+CREATE TYPE simhash_ball;
+
+CREATE FUNCTION simhash_ball_in(cstring) RETURNS simhash_ball
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION simhash_ball_out(simhash_ball) RETURNS cstring
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION simhash_ball_recv(internal) RETURNS simhash_ball
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION simhash_ball_send(simhash_ball) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE simhash_ball (
+	INPUT = simhash_ball_in,
+	OUTPUT = simhash_ball_out,
+	RECEIVE = simhash_ball_recv,
+	SEND = simhash_ball_send,
+	INTERNALLENGTH = 16,
+	ALIGNMENT = double,
+	STORAGE = plain
+);
+COMMENT ON TYPE simhash_ball IS 'the simhash64 values within a radius of a center';
+
+CREATE FUNCTION simhash_ball(center simhash64, radius bigint) RETURNS simhash_ball
+	AS 'MODULE_PATHNAME', 'simhash_ball_make'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION simhash_ball(simhash64, bigint) IS 'ball of a center and radius (negative: empty, above 64: 64)';
+
+-- selectivity of <@ and @> (and, through simhash_within_support, of simhash_within)
+CREATE FUNCTION simhash_ball_sel(internal, oid, internal, integer) RETURNS double precision
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION simhash_ball_joinsel(internal, oid, internal, smallint, internal) RETURNS double precision
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION simhash_ball_contained(simhash64, simhash_ball) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION simhash_ball_contains(simhash_ball, simhash64) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE OPERATOR <@ (
+	LEFTARG = simhash64, RIGHTARG = simhash_ball, FUNCTION = simhash_ball_contained,
+	COMMUTATOR = @>, RESTRICT = simhash_ball_sel, JOIN = simhash_ball_joinsel
+);
+COMMENT ON OPERATOR <@ (simhash64, simhash_ball) IS 'is within the ball';
+CREATE OPERATOR @> (
+	LEFTARG = simhash_ball, RIGHTARG = simhash64, FUNCTION = simhash_ball_contains,
+	COMMUTATOR = <@, RESTRICT = simhash_ball_sel, JOIN = simhash_ball_joinsel
+);
+COMMENT ON OPERATOR @> (simhash_ball, simhash64) IS 'contains the fingerprint';
+
+-- simhash_within(a, b, k) = hamming_distance(a, b) <= k; indexable
+CREATE FUNCTION simhash_within_support(internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION simhash_within(a simhash64, b simhash64, max_distance bigint) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF
+	SUPPORT simhash_within_support;
+COMMENT ON FUNCTION simhash_within(simhash64, simhash64, bigint) IS 'hamming_distance(a, b) <= max_distance';
+
+-- (a <~> b) <= k, < k, = 0 and their commuted forms become simhash_within
+CREATE FUNCTION simhash_distance_support(internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+ALTER FUNCTION simhash_distance_lt(simhash_distance, simhash_distance) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_distance_le(simhash_distance, simhash_distance) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_distance_eq(simhash_distance, simhash_distance) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_distance_ge(simhash_distance, simhash_distance) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_distance_gt(simhash_distance, simhash_distance) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_distance_int2_lt(simhash_distance, smallint) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_distance_int2_le(simhash_distance, smallint) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_distance_int2_eq(simhash_distance, smallint) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_distance_int2_ge(simhash_distance, smallint) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_distance_int2_gt(simhash_distance, smallint) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_distance_int4_lt(simhash_distance, integer) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_distance_int4_le(simhash_distance, integer) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_distance_int4_eq(simhash_distance, integer) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_distance_int4_ge(simhash_distance, integer) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_distance_int4_gt(simhash_distance, integer) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_distance_int8_lt(simhash_distance, bigint) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_distance_int8_le(simhash_distance, bigint) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_distance_int8_eq(simhash_distance, bigint) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_distance_int8_ge(simhash_distance, bigint) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_distance_int8_gt(simhash_distance, bigint) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_int2_distance_lt(smallint, simhash_distance) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_int2_distance_le(smallint, simhash_distance) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_int2_distance_eq(smallint, simhash_distance) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_int2_distance_ge(smallint, simhash_distance) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_int2_distance_gt(smallint, simhash_distance) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_int4_distance_lt(integer, simhash_distance) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_int4_distance_le(integer, simhash_distance) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_int4_distance_eq(integer, simhash_distance) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_int4_distance_ge(integer, simhash_distance) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_int4_distance_gt(integer, simhash_distance) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_int8_distance_lt(bigint, simhash_distance) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_int8_distance_le(bigint, simhash_distance) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_int8_distance_eq(bigint, simhash_distance) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_int8_distance_ge(bigint, simhash_distance) SUPPORT simhash_distance_support;
+ALTER FUNCTION simhash_int8_distance_gt(bigint, simhash_distance) SUPPORT simhash_distance_support;
+
+--------------------------------------------------------------------------
+-- the simhash index access method
+-- CREATE INDEX ON docs USING simhash (h) WITH (blocks = 4, max_distance = 3)
+-- answers h <@ simhash_ball(q, k), into which the planner support of the
+-- simhash_distance comparisons rewrites h <~> q <= k.
+--------------------------------------------------------------------------
+
+CREATE FUNCTION simhash_handler(internal) RETURNS index_am_handler
+	AS 'MODULE_PATHNAME' LANGUAGE C;
+CREATE ACCESS METHOD simhash TYPE INDEX HANDLER simhash_handler;
+COMMENT ON ACCESS METHOD simhash IS 'exact Hamming-distance search on permuted block prefixes';
+
+CREATE OPERATOR CLASS simhash_ops DEFAULT FOR TYPE simhash64 USING simhash AS
+	OPERATOR 1 <@ (simhash64, simhash_ball),
+	OPERATOR 2 <~> (simhash64, simhash64) FOR ORDER BY simhash_distance_ops;
+
+CREATE FUNCTION simhash_index_check(index regclass, heapallindexed boolean DEFAULT false)
+	RETURNS void AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION simhash_index_check(regclass, boolean) IS 'verify a simhash index, optionally against its table';
+
+--------------------------------------------------------------------------
 -- planner support
 -- `h <~> q <= k` becomes simhash_within(h, q, k) at planning time (support
 -- function of the simhash_distance comparison functions), and

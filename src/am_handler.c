@@ -11,6 +11,7 @@
 #include "utils/guc.h"
 
 #include "am.h"
+#include "dedup.h"
 
 PG_FUNCTION_INFO_V1(simhash_handler);
 
@@ -35,6 +36,9 @@ _PG_init(void)
 	simhash_relopt_tab[1].optname = "max_distance";
 	simhash_relopt_tab[1].opttype = RELOPT_TYPE_INT;
 	simhash_relopt_tab[1].offset = offsetof(SimhashOptions, max_distance);
+
+	/* the dedup jobs' settings */
+	dedup_define_gucs();
 }
 
 bytea *

@@ -20,8 +20,9 @@ PG_FUNCTION_INFO_V1(simhash_find_all);
 /* matches fetched per simhash_find_all_next() call */
 #define MATCH_BATCH 256
 
-static void
-check_parameters(int32 blocks, int32 max_distance)
+/* Reject an invalid blocks / max_distance pair, explaining the rule. */
+void
+simhash_check_blocks(int32 blocks, int32 max_distance)
 {
 	switch (simhash_blocks_validate(blocks, max_distance))
 	{
@@ -115,7 +116,7 @@ simhash_find_all(PG_FUNCTION_ARGS)
 	bool		nulls[3] = {false, false, false};
 
 	simhash_check_array_dims(arr, "hashes");
-	check_parameters(blocks, max_distance);
+	simhash_check_blocks(blocks, max_distance);
 	InitMaterializedSRF(fcinfo, 0);
 
 	hashes = array_hashes(arr, &n);

@@ -70,4 +70,7 @@ extern void simhash_check_window(int32 window);
 extern void simhash_text_prepare(text *t, const char **data, size_t *len,
 								 char **buf);
 
+/* find_all.c: reject an invalid blocks / max_distance pair (22023) */
+extern void simhash_check_blocks(int32 blocks, int32 max_distance);
+
 #endif							/* SIMHASH_H */

@@ -1,0 +1,152 @@
+/*
+ * dedup.h
+ *		The table-scale dedup jobs: simhash_pairs() (all near-duplicate
+ *		pairs of a table, with its ids) and simhash_groups() (a group id for
+ *		every row).  Their parts:
+ *		- dedup_read.c: the job's input (relation, columns, id type,
+ *		  parameters, checked), one read of the table through SPI with a
+ *		  DestReceiver (the caller's privileges, a parallel plan when the
+ *		  planner picks one), the ids by row number in a temporary file
+ *		  (DedupIds), and progress NOTICEs;
+ *		- dedup_search.c: the pair search within maintenance_work_mem: rows
+ *		  in memory, or split into temporary files by the bits of each table
+ *		  group's block (see blocks.h, rowpairs.h), part by part;
+ *		- dedup_pairs.c, dedup_groups.c: the SQL functions.
+ */
+#ifndef SIMHASH_DEDUP_H
+#define SIMHASH_DEDUP_H
+
+#include "simhash.h"
+
+#include "datatype/timestamp.h"
+#include "storage/buffile.h"
+#include "utils/sortsupport.h"
+
+#include "blocks.h"
+#include "rowpairs.h"
+
+/* ---- dedup_read.c ---- */
+
+/* A job's checked input */
+typedef struct DedupInput
+{
+	const char *fname;			/* the SQL function, for messages */
+	Oid			relid;
+	char	   *relname;		/* quoted, schema-qualified */
+	char	   *id_column;
+	char	   *hash_column;
+	Oid			id_type;		/* the ids' type (the id_type argument's) */
+	int16		id_typlen;
+	bool		id_typbyval;
+	Oid			id_collation;
+	SortSupportData id_order;	/* the id type's default ordering */
+	Oid			id_lt_opr;
+	SimhashBlocks blocks;		/* blocks and max_distance */
+	Size		budget;			/* bytes: maintenance_work_mem */
+	double		reltuples;		/* the planner's estimate; -1 if unknown */
+} DedupInput;
+
+/*
+ * Check the arguments relation, id_column, hash_column (arguments 0 .. 2)
+ * and id_type, max_distance and blocks (at the given positions; id_type_arg
+ * -1 for bigint ids) and fill *in.  Errors name fname.
+ */
+extern void dedup_input_init(DedupInput *in, FunctionCallInfo fcinfo,
+							 const char *fname, int id_type_arg,
+							 int max_distance_arg, int blocks_arg);
+
+/* True if ids fit in a uint64 key themselves (by value, at most 8 bytes). */
+static inline bool
+dedup_ids_inline(const DedupInput *in)
+{
+	return in->id_typbyval && in->id_typlen <= (int) sizeof(uint64);
+}
+
+/* ids a < b (by the id type's ordering)? */
+static inline int
+dedup_id_compare(DedupInput *in, Datum a, Datum b)
+{
+	return ApplySortComparator(a, false, b, false, &in->id_order);
+}
+
+/*
+ * Called for every row read, numbered from 0 in reading order: its id
+ * (never NULL: a NULL id is an error) and fingerprint.  Runs in a memory
+ * context reset after each row.
+ */
+typedef void (*DedupRowFn) (void *arg, uint64 row, Datum id,
+							bool hash_isnull, uint64 hash);
+
+/* Read the table once; returns the number of rows. */
+extern uint64 dedup_read(DedupInput *in, DedupRowFn fn, void *arg);
+
+/*
+ * The ids of all rows by row number, in a temporary file: fixed-size ids
+ * are found by position, variable-length ones from a mark every
+ * DEDUP_IDS_MARK rows.  Reading in row order is sequential.
+ */
+#define DEDUP_IDS_MARK 16
+
+typedef struct DedupIds
+{
+	BufFile    *file;
+	int16		typlen;
+	bool		typbyval;
+	uint64		n;				/* ids appended */
+	uint64		size;			/* bytes written */
+	uint64	   *marks;			/* byte position of rows 0, MARK, 2 MARK.. */
+	uint64		maxmarks;
+	uint64		cursor;			/* the row at the file position, or
+								 * PG_UINT64_MAX if unknown */
+} DedupIds;
+
+extern DedupIds *dedup_ids_create(Oid typid);
+extern void dedup_ids_append(DedupIds *ids, Datum id);
+
+/*
+ * Row row's id; a by-reference id is palloc'd in CurrentMemoryContext.  No
+ * more appends after the first fetch.
+ */
+extern Datum dedup_ids_fetch(DedupIds *ids, uint64 row);
+extern void dedup_ids_close(DedupIds *ids);
+
+/* Progress NOTICEs, at most every simhash.progress_interval seconds */
+typedef struct DedupProgress
+{
+	const char *fname;
+	TimestampTz last;
+} DedupProgress;
+
+extern int	simhash_progress_interval;
+extern void dedup_define_gucs(void);
+extern void dedup_progress_start(DedupProgress *p, const char *fname);
+extern void dedup_progress(DedupProgress *p, const char *fmt,...) pg_attribute_printf(2, 3);
+
+/* ---- dedup_search.c ---- */
+
+/* Called with each batch of pairs found: the rows' keys and distance */
+typedef void (*DedupPairFn) (void *arg, const SimhashRowPair *pairs, size_t n);
+
+typedef struct DedupSearch DedupSearch;
+
+/* Bytes the search needs per row held in memory */
+#define DEDUP_ROW_BYTES (2 * sizeof(uint64) + SIMHASH_ROW_PAIRS_WORK(1) - 8)
+
+/*
+ * A search over rows added one by one, holding at most budget bytes of rows
+ * in memory (beyond that they go to temporary files).  est_rows (may be
+ * -1) sizes the split.
+ */
+extern DedupSearch *dedup_search_create(const SimhashBlocks *b, Size budget,
+										double est_rows, DedupProgress *progress);
+extern void dedup_search_add(DedupSearch *s, uint64 hash, uint64 key);
+
+/*
+ * Find every pair within max_distance once, holding at most budget bytes
+ * (which may be less than at creation), and pass them to fn in batches.
+ */
+extern void dedup_search_run(DedupSearch *s, Size budget, DedupPairFn fn, void *arg);
+extern uint64 dedup_search_rows(const DedupSearch *s);
+extern void dedup_search_free(DedupSearch *s);
+
+#endif							/* SIMHASH_DEDUP_H */

@@ -1,0 +1,464 @@
+/*
+ * dedup_groups.c
+ *		simhash_groups(relation, id_column, hash_column, max_distance,
+ *		linkage, id_type, blocks): (id, group_id) for every row of a table,
+ *		group_id being the least id of the row's group, so that keeping the
+ *		rows with id = group_id keeps one row per group.
+ *
+ * Linkage 'connected': groups are the connected components of the graph
+ * of pairs within max_distance (simhash_pairs).  Transitive: a chain of
+ * small steps can join documents that are far apart.  Computed with a
+ * union-find over row numbers (4 bytes per row of maintenance_work_mem);
+ * the least id of each group is found in one more pass over the ids.
+ *
+ * Linkage 'leader': no chaining.  Rows are taken in id order; a row joins
+ * the group of the nearest earlier leader within max_distance (ties: the
+ * least id), or else becomes a leader itself.  Every row is then within
+ * max_distance of its group's leader, whose id is the group id.  The pairs
+ * are sorted by their later row with tuplesort (spills to disk); one bit
+ * per row records who is a leader.
+ *
+ * Rows whose fingerprint is NULL are groups of their own.
+ */
+#include "dedup.h"
+
+#include "catalog/pg_operator_d.h"
+#include "catalog/pg_type_d.h"
+#include "executor/tuptable.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+#include "utils/tuplesort.h"
+#include "utils/tuplestore.h"
+
+PG_FUNCTION_INFO_V1(simhash_groups);
+PG_FUNCTION_INFO_V1(simhash_groups_typed);
+
+typedef enum Linkage
+{
+	LINKAGE_CONNECTED,
+	LINKAGE_LEADER
+} Linkage;
+
+typedef struct GroupsState
+{
+	DedupInput *in;
+	Linkage		linkage;
+	DedupSearch *search;
+	DedupIds   *ids;			/* every row's id, by row number */
+	MemoryContext tmpcxt;		/* reset per batch */
+	/* connected */
+	uint32	   *parent;			/* union-find; roots are their group's
+								 * least row number */
+	uint8	   *linked;			/* bit per row: has a pair */
+	/* leader */
+	Tuplesortstate *sort;		/* pairs by later row */
+	TupleDesc	sort_desc;
+	TupleTableSlot *sort_slot;	/* to put pairs (virtual) */
+	TupleTableSlot *read_slot;	/* to get them back (minimal tuples) */
+} GroupsState;
+
+static void
+groups_row(void *arg, uint64 row, Datum id, bool hash_isnull, uint64 hash)
+{
+	GroupsState *st = (GroupsState *) arg;
+
+	dedup_ids_append(st->ids, id);
+	if (!hash_isnull)
+		dedup_search_add(st->search, hash, row);
+}
+
+/* ---- connected ---- */
+
+static inline uint32
+uf_find(uint32 *parent, uint32 x)
+{
+	while (parent[x] != x)
+	{
+		parent[x] = parent[parent[x]];	/* path halving */
+		x = parent[x];
+	}
+	return x;
+}
+
+static void
+connected_emit(void *arg, const SimhashRowPair *pairs, size_t n)
+{
+	GroupsState *st = (GroupsState *) arg;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		uint32		a = uf_find(st->parent, (uint32) pairs[i].a);
+		uint32		b = uf_find(st->parent, (uint32) pairs[i].b);
+
+		st->linked[pairs[i].a / 8] |= 1 << (pairs[i].a % 8);
+		st->linked[pairs[i].b / 8] |= 1 << (pairs[i].b % 8);
+		if (a < b)
+			st->parent[b] = a;
+		else if (b < a)
+			st->parent[a] = b;
+	}
+}
+
+typedef struct GroupMin
+{
+	uint32		root;
+	Datum		least;			/* the least id of the group */
+} GroupMin;
+
+static void
+connected_output(GroupsState *st, uint64 nrows, ReturnSetInfo *rsinfo,
+				 MemoryContext jobcxt)
+{
+	DedupInput *in = st->in;
+	HASHCTL		ctl;
+	HTAB	   *least;
+	Datum		values[2];
+	bool		nulls[2] = {false, false};
+	bool		found;
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(uint32);
+	ctl.entrysize = sizeof(GroupMin);
+	ctl.hcxt = jobcxt;
+	least = hash_create("simhash_groups least ids", 1024, &ctl,
+						HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+
+	/* the least id of every group of two or more */
+	for (uint64 row = 0; row < nrows; row++)
+	{
+		Datum		id;
+		uint32		root;
+		GroupMin   *g;
+
+		if ((row & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (!(st->linked[row / 8] & (1 << (row % 8))))
+			continue;
+		root = uf_find(st->parent, (uint32) row);
+		MemoryContextSwitchTo(st->tmpcxt);
+		id = dedup_ids_fetch(st->ids, row);
+		MemoryContextSwitchTo(jobcxt);
+		g = hash_search(least, &root, HASH_ENTER, &found);
+		if (!found || dedup_id_compare(in, id, g->least) < 0)
+		{
+			if (found && !in->id_typbyval)
+				pfree(DatumGetPointer(g->least));
+			g->root = root;
+			g->least = datumCopy(id, in->id_typbyval, in->id_typlen);
+		}
+		MemoryContextReset(st->tmpcxt);
+	}
+
+	/* every row with its group's least id */
+	for (uint64 row = 0; row < nrows; row++)
+	{
+		Datum		id;
+
+		if ((row & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		MemoryContextSwitchTo(st->tmpcxt);
+		id = dedup_ids_fetch(st->ids, row);
+		MemoryContextSwitchTo(jobcxt);
+		values[0] = id;
+		values[1] = id;
+		if (st->linked[row / 8] & (1 << (row % 8)))
+		{
+			uint32		root = uf_find(st->parent, (uint32) row);
+			GroupMin   *g = hash_search(least, &root, HASH_FIND, &found);
+
+			Assert(found);
+			values[1] = g->least;
+		}
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		MemoryContextReset(st->tmpcxt);
+	}
+	hash_destroy(least);
+}
+
+/* ---- leader ---- */
+
+/* the columns of the sorted pairs: later (id, row), distance, earlier (id, row) */
+#define LS_LATE_ID 1
+#define LS_LATE_ROW 2
+#define LS_DISTANCE 3
+#define LS_EARLY_ID 4
+#define LS_EARLY_ROW 5
+
+static void
+leader_emit(void *arg, const SimhashRowPair *pairs, size_t n)
+{
+	GroupsState *st = (GroupsState *) arg;
+	TupleTableSlot *slot = st->sort_slot;
+	MemoryContext old = MemoryContextSwitchTo(st->tmpcxt);
+
+	for (size_t i = 0; i < n; i++)
+	{
+		uint64		ra = pairs[i].a,
+					rb = pairs[i].b;
+		Datum		a = dedup_ids_fetch(st->ids, ra),
+					b = dedup_ids_fetch(st->ids, rb);
+		int			cmp = dedup_id_compare(st->in, a, b);
+
+		if (cmp > 0 || (cmp == 0 && ra > rb))
+		{
+			Datum		t = a;
+			uint64		tr = ra;
+
+			a = b;
+			b = t;
+			ra = rb;
+			rb = tr;
+		}
+		ExecClearTuple(slot);
+		slot->tts_values[LS_LATE_ID - 1] = b;
+		slot->tts_values[LS_LATE_ROW - 1] = Int64GetDatum((int64) rb);
+		slot->tts_values[LS_DISTANCE - 1] = Int32GetDatum(pairs[i].distance);
+		slot->tts_values[LS_EARLY_ID - 1] = a;
+		slot->tts_values[LS_EARLY_ROW - 1] = Int64GetDatum((int64) ra);
+		memset(slot->tts_isnull, 0, sizeof(bool) * 5);
+		ExecStoreVirtualTuple(slot);
+		tuplesort_puttupleslot(st->sort, slot);
+		MemoryContextReset(st->tmpcxt);
+	}
+	MemoryContextSwitchTo(old);
+}
+
+static void
+leader_begin(GroupsState *st, int work_mem_kb)
+{
+	DedupInput *in = st->in;
+	TupleDesc	desc = CreateTemplateTupleDesc(5);
+	AttrNumber	att[5] = {1, 2, 3, 4, 5};
+	Oid			ops[5] = {in->id_lt_opr, Int8LessOperator, Int4LessOperator,
+	in->id_lt_opr, Int8LessOperator};
+	Oid			colls[5] = {in->id_collation, InvalidOid, InvalidOid,
+	in->id_collation, InvalidOid};
+	bool		nulls_first[5] = {false, false, false, false, false};
+
+	TupleDescInitEntry(desc, LS_LATE_ID, "late_id", in->id_type, -1, 0);
+	TupleDescInitEntry(desc, LS_LATE_ROW, "late_row", INT8OID, -1, 0);
+	TupleDescInitEntry(desc, LS_DISTANCE, "distance", INT4OID, -1, 0);
+	TupleDescInitEntry(desc, LS_EARLY_ID, "early_id", in->id_type, -1, 0);
+	TupleDescInitEntry(desc, LS_EARLY_ROW, "early_row", INT8OID, -1, 0);
+	st->sort_desc = desc;
+	st->sort_slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
+	st->read_slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	st->sort = tuplesort_begin_heap(desc, 5, att, ops, colls, nulls_first,
+									work_mem_kb, NULL, TUPLESORT_NONE);
+}
+
+static void
+leader_output(GroupsState *st, uint64 nrows, ReturnSetInfo *rsinfo, int work_mem_kb,
+			  MemoryContext jobcxt)
+{
+	DedupInput *in = st->in;
+	uint8	   *member = palloc0(nrows / 8 + 1);	/* bit per row: joined a
+													 * leader */
+	TupleDesc	adesc = CreateTemplateTupleDesc(2);
+	AttrNumber	att[1] = {1};
+	Oid			ops[1] = {Int8LessOperator};
+	Oid			colls[1] = {InvalidOid};
+	bool		nulls_first[1] = {false};
+	Tuplesortstate *assigned;
+	TupleTableSlot *aslot;		/* to put assignments */
+	TupleTableSlot *aread;		/* to get them back */
+	TupleTableSlot *slot = st->read_slot;
+	int64		current = -1;	/* the later row being decided */
+	bool		have_next;
+	Datum		values[2];
+	bool		nulls[2] = {false, false};
+
+	/* (row, leader id) for each row that joins a leader, sorted by row */
+	TupleDescInitEntry(adesc, 1, "row", INT8OID, -1, 0);
+	TupleDescInitEntry(adesc, 2, "leader", in->id_type, -1, 0);
+	aslot = MakeSingleTupleTableSlot(adesc, &TTSOpsVirtual);
+	aread = MakeSingleTupleTableSlot(adesc, &TTSOpsMinimalTuple);
+	assigned = tuplesort_begin_heap(adesc, 1, att, ops, colls, nulls_first,
+									work_mem_kb, NULL, TUPLESORT_NONE);
+
+	tuplesort_performsort(st->sort);
+	while (tuplesort_gettupleslot(st->sort, true, false, slot, NULL))
+	{
+		int64		late,
+					early;
+
+		CHECK_FOR_INTERRUPTS();
+		slot_getallattrs(slot);
+		late = DatumGetInt64(slot->tts_values[LS_LATE_ROW - 1]);
+		early = DatumGetInt64(slot->tts_values[LS_EARLY_ROW - 1]);
+		if (late == current)
+			continue;			/* decided by a nearer leader */
+		/* the first pair of a later row whose earlier row leads decides */
+		if (member[early / 8] & (1 << (early % 8)))
+			continue;
+		current = late;
+		member[late / 8] |= 1 << (late % 8);
+		ExecClearTuple(aslot);
+		aslot->tts_values[0] = Int64GetDatum(late);
+		aslot->tts_values[1] = slot->tts_values[LS_EARLY_ID - 1];
+		aslot->tts_isnull[0] = aslot->tts_isnull[1] = false;
+		ExecStoreVirtualTuple(aslot);
+		tuplesort_puttupleslot(assigned, aslot);
+	}
+	tuplesort_end(st->sort);
+	st->sort = NULL;
+	tuplesort_performsort(assigned);
+
+	/* every row with its leader's id, or its own */
+	have_next = tuplesort_gettupleslot(assigned, true, false, aread, NULL);
+	if (have_next)
+		slot_getallattrs(aread);
+	for (uint64 row = 0; row < nrows; row++)
+	{
+		Datum		id;
+
+		if ((row & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		MemoryContextSwitchTo(st->tmpcxt);
+		id = dedup_ids_fetch(st->ids, row);
+		MemoryContextSwitchTo(jobcxt);
+		values[0] = id;
+		values[1] = id;
+		if (have_next && DatumGetInt64(aread->tts_values[0]) == (int64) row)
+		{
+			values[1] = aread->tts_values[1];
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			have_next = tuplesort_gettupleslot(assigned, true, false, aread, NULL);
+			if (have_next)
+				slot_getallattrs(aread);
+		}
+		else
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		MemoryContextReset(st->tmpcxt);
+	}
+	tuplesort_end(assigned);
+	ExecDropSingleTupleTableSlot(aslot);
+	ExecDropSingleTupleTableSlot(aread);
+	pfree(member);
+}
+
+static Datum
+groups_job(FunctionCallInfo fcinfo, int id_type_arg, int max_distance_arg,
+		   int linkage_arg, int blocks_arg)
+{
+	DedupInput	in;
+	GroupsState st;
+	DedupProgress progress;
+	MemoryContext jobcxt,
+				old;
+	ReturnSetInfo *rsinfo;
+	char	   *linkage;
+	uint64		nrows;
+	Size		budget;
+	int			sort_kb;
+
+	dedup_input_init(&in, fcinfo, "simhash_groups", id_type_arg,
+					 max_distance_arg, blocks_arg);
+	memset(&st, 0, sizeof(st));
+	st.in = &in;
+	if (PG_ARGISNULL(linkage_arg))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("simhash_groups: linkage must not be NULL")));
+	linkage = text_to_cstring(PG_GETARG_TEXT_PP(linkage_arg));
+	if (strcmp(linkage, "connected") == 0)
+		st.linkage = LINKAGE_CONNECTED;
+	else if (strcmp(linkage, "leader") == 0)
+		st.linkage = LINKAGE_LEADER;
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("simhash_groups: unknown linkage \"%s\"", linkage),
+				 errhint("Use 'connected' (transitive: chains of near-duplicates form one group) or 'leader' (each row joins a nearby earlier leader; no chaining).")));
+
+	InitMaterializedSRF(fcinfo, 0);
+	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	jobcxt = AllocSetContextCreate(CurrentMemoryContext, "simhash_groups",
+								   ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(jobcxt);
+	dedup_progress_start(&progress, in.fname);
+	st.tmpcxt = AllocSetContextCreate(jobcxt, "simhash_groups batch",
+									  ALLOCSET_DEFAULT_SIZES);
+	st.ids = dedup_ids_create(in.id_type);
+
+	/* leader: the pairs' sort gets a quarter of the budget, and so does the
+	 * sort of the assignments after it */
+	budget = in.budget;
+	sort_kb = Max((int) (in.budget / 4 / 1024), 64);
+	if (st.linkage == LINKAGE_LEADER)
+		budget -= in.budget / 4;
+	st.search = dedup_search_create(&in.blocks, budget, in.reltuples, &progress);
+
+	nrows = dedup_read(&in, groups_row, &st);
+	if (nrows >= PG_UINT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("simhash_groups: more than %u rows", PG_UINT32_MAX - 1)));
+
+	if (st.linkage == LINKAGE_CONNECTED)
+	{
+		Size		uf = nrows * sizeof(uint32) + nrows / 8 + 1;
+
+		if (uf > in.budget - in.budget / 4)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("simhash_groups: maintenance_work_mem is too small for " UINT64_FORMAT " rows", nrows),
+					 errdetail("Linkage 'connected' keeps 4 bytes per row, %zu kB in all, and leaves at least a quarter of maintenance_work_mem to the search.",
+							   uf / 1024 + 1),
+					 errhint("Raise maintenance_work_mem to at least %zu kB, or use linkage 'leader'.",
+							 (uf / 1024 + 1) * 4 / 3 + 1)));
+		st.parent = MemoryContextAllocHuge(jobcxt, Max(nrows, 1) * sizeof(uint32));
+		st.linked = MemoryContextAllocHuge(jobcxt, nrows / 8 + 1);
+		for (uint64 i = 0; i < nrows; i++)
+			st.parent[i] = (uint32) i;
+		memset(st.linked, 0, nrows / 8 + 1);
+		dedup_search_run(st.search, in.budget - uf, connected_emit, &st);
+		dedup_search_free(st.search);
+		connected_output(&st, nrows, rsinfo, jobcxt);
+	}
+	else
+	{
+		leader_begin(&st, sort_kb);
+		dedup_search_run(st.search, budget, leader_emit, &st);
+		dedup_search_free(st.search);
+		leader_output(&st, nrows, rsinfo, sort_kb, jobcxt);
+		ExecDropSingleTupleTableSlot(st.sort_slot);
+		ExecDropSingleTupleTableSlot(st.read_slot);
+	}
+
+	dedup_ids_close(st.ids);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(jobcxt);
+	return (Datum) 0;
+}
+
+/*
+ * simhash_groups(relation regclass, id_column name, hash_column name,
+ *				  max_distance integer DEFAULT 3,
+ *				  linkage text DEFAULT 'connected',
+ *				  blocks integer DEFAULT NULL)
+ * RETURNS TABLE (id bigint, group_id bigint)
+ */
+Datum
+simhash_groups(PG_FUNCTION_ARGS)
+{
+	return groups_job(fcinfo, -1, 3, 4, 5);
+}
+
+/*
+ * simhash_groups(relation regclass, id_column name, hash_column name,
+ *				  id_type anyelement, max_distance integer DEFAULT 3,
+ *				  linkage text DEFAULT 'connected',
+ *				  blocks integer DEFAULT NULL)
+ * RETURNS TABLE (id anyelement, group_id anyelement)
+ */
+Datum
+simhash_groups_typed(PG_FUNCTION_ARGS)
+{
+	return groups_job(fcinfo, 3, 4, 5, 6);
+}
