@@ -145,6 +145,10 @@ SELECT count(*) AS differ FROM (
 	             WHERE g2.group_id = g.group_id)
 	FROM simhash_groups('typed', 'i', 'h', NULL::int, 3) g JOIN typed t ON t.i = g.id) d;
 SELECT pg_typeof(group_id), count(DISTINCT group_id) FROM simhash_groups('typed', 'u', 'h', NULL::uuid, 3, 'leader') GROUP BY 1;
+-- a table without a key: rows by ctid
+SELECT p.distance, a.id AS a, b.id AS b
+FROM simhash_pairs('chain', 'ctid', 'h', id_type => NULL::tid) p
+JOIN chain a ON a.ctid = p.id_a JOIN chain b ON b.ctid = p.id_b ORDER BY 2;
 
 -- empty and one-row tables
 CREATE TABLE empty (id bigint, h simhash64);

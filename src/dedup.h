@@ -19,6 +19,7 @@
 #include "simhash.h"
 
 #include "datatype/timestamp.h"
+#include "nodes/execnodes.h"
 #include "storage/buffile.h"
 #include "utils/sortsupport.h"
 
@@ -34,7 +35,7 @@ typedef struct DedupInput
 	Oid			relid;
 	char	   *relname;		/* quoted, schema-qualified */
 	char	   *id_column;
-	char	   *hash_column;
+	char	   *hash_column;	/* the value column: fingerprints, text... */
 	Oid			id_type;		/* the ids' type (the id_type argument's) */
 	int16		id_typlen;
 	bool		id_typbyval;
@@ -47,9 +48,19 @@ typedef struct DedupInput
 } DedupInput;
 
 /*
- * Check the arguments relation, id_column, hash_column (arguments 0 .. 2)
- * and id_type, max_distance and blocks (at the given positions; id_type_arg
- * -1 for bigint ids) and fill *in.  Errors name fname.
+ * Check the arguments relation, id_column and the value column (arguments
+ * 0 .. 2; the value column, named by value_arg in errors, must be of type
+ * value_type, or a domain over it) and id_type (at id_type_arg; -1 for
+ * bigint ids), and fill *in but its blocks.  Errors name fname.
+ */
+extern void dedup_input_init_columns(DedupInput *in, FunctionCallInfo fcinfo,
+									 const char *fname, int id_type_arg,
+									 const char *value_arg, Oid value_type,
+									 const char *value_hint);
+
+/*
+ * The simhash jobs: the above with a simhash64 column (hash_column), and
+ * max_distance and blocks at the given positions.
  */
 extern void dedup_input_init(DedupInput *in, FunctionCallInfo fcinfo,
 							 const char *fname, int id_type_arg,
@@ -71,11 +82,11 @@ dedup_id_compare(DedupInput *in, Datum a, Datum b)
 
 /*
  * Called for every row read, numbered from 0 in reading order: its id
- * (never NULL: a NULL id is an error) and fingerprint.  Runs in a memory
- * context reset after each row.
+ * (never NULL: a NULL id is an error) and value (e.g. its fingerprint).
+ * Runs in a memory context reset after each row.
  */
 typedef void (*DedupRowFn) (void *arg, uint64 row, Datum id,
-							bool hash_isnull, uint64 hash);
+							bool value_isnull, Datum value);
 
 /* Read the table once; returns the number of rows. */
 extern uint64 dedup_read(DedupInput *in, DedupRowFn fn, void *arg);
@@ -121,6 +132,27 @@ extern int	simhash_progress_interval;
 extern void dedup_define_gucs(void);
 extern void dedup_progress_start(DedupProgress *p, const char *fname);
 extern void dedup_progress(DedupProgress *p, const char *fmt,...) pg_attribute_printf(2, 3);
+
+/* ---- dedup_groups.c: connected components over row numbers ---- */
+
+typedef struct DedupUnion DedupUnion;
+
+/*
+ * A union-find over nrows rows: 4 bytes per row plus a bit, which the
+ * caller must have checked against its budget (dedup_union_bytes()).
+ */
+extern Size dedup_union_bytes(uint64 nrows);
+extern DedupUnion *dedup_union_create(uint64 nrows);
+extern void dedup_union_pair(DedupUnion *u, uint64 a, uint64 b);
+
+/*
+ * Emit (id, least id of its group) for every row into rsinfo's tuplestore,
+ * reading ids from ids (every row's, by row number).  budget: bytes it may
+ * use beyond the union-find (about 16 bytes per group of two or more rows);
+ * an error if too small.  Frees u.
+ */
+extern void dedup_union_output(DedupUnion *u, DedupInput *in, DedupIds *ids,
+							   ReturnSetInfo *rsinfo, Size budget);
 
 /* ---- dedup_search.c ---- */
 

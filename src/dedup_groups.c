@@ -29,7 +29,6 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
-#include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/tuplesort.h"
 #include "utils/tuplestore.h"
@@ -51,9 +50,7 @@ typedef struct GroupsState
 	DedupIds   *ids;			/* every row's id, by row number */
 	MemoryContext tmpcxt;		/* reset per batch */
 	/* connected */
-	uint32	   *parent;			/* union-find; roots are their group's
-								 * least row number */
-	uint8	   *linked;			/* bit per row: has a pair */
+	DedupUnion *uf;
 	/* leader */
 	Tuplesortstate *sort;		/* pairs by later row */
 	TupleDesc	sort_desc;
@@ -62,16 +59,48 @@ typedef struct GroupsState
 } GroupsState;
 
 static void
-groups_row(void *arg, uint64 row, Datum id, bool hash_isnull, uint64 hash)
+groups_row(void *arg, uint64 row, Datum id, bool hash_isnull, Datum value)
 {
 	GroupsState *st = (GroupsState *) arg;
+	uint64		hash = DatumGetSimhash64(value);
 
 	dedup_ids_append(st->ids, id);
 	if (!hash_isnull)
 		dedup_search_add(st->search, hash, row);
 }
 
-/* ---- connected ---- */
+/* ---- connected: a union-find over row numbers ---- */
+
+struct DedupUnion
+{
+	uint64		nrows;
+	uint32	   *parent;			/* roots are their group's least row */
+	uint8	   *linked;			/* bit per row: in a pair */
+};
+
+Size
+dedup_union_bytes(uint64 nrows)
+{
+	return nrows * sizeof(uint32) + nrows / 8 + 1;
+}
+
+DedupUnion *
+dedup_union_create(uint64 nrows)
+{
+	DedupUnion *u = palloc(sizeof(DedupUnion));
+
+	if (nrows >= PG_UINT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("cannot group more than %u rows", PG_UINT32_MAX - 1)));
+	u->nrows = nrows;
+	u->parent = MemoryContextAllocHuge(CurrentMemoryContext, Max(nrows, 1) * sizeof(uint32));
+	u->linked = MemoryContextAllocHuge(CurrentMemoryContext, nrows / 8 + 1);
+	for (uint64 i = 0; i < nrows; i++)
+		u->parent[i] = (uint32) i;
+	memset(u->linked, 0, nrows / 8 + 1);
+	return u;
+}
 
 static inline uint32
 uf_find(uint32 *parent, uint32 x)
@@ -84,99 +113,136 @@ uf_find(uint32 *parent, uint32 x)
 	return x;
 }
 
+static inline bool
+uf_linked(const DedupUnion *u, uint64 row)
+{
+	return (u->linked[row / 8] & (1 << (row % 8))) != 0;
+}
+
+void
+dedup_union_pair(DedupUnion *u, uint64 a, uint64 b)
+{
+	uint32		ra = uf_find(u->parent, (uint32) a);
+	uint32		rb = uf_find(u->parent, (uint32) b);
+
+	u->linked[a / 8] |= 1 << (a % 8);
+	u->linked[b / 8] |= 1 << (b % 8);
+	if (ra < rb)
+		u->parent[rb] = ra;
+	else if (rb < ra)
+		u->parent[ra] = rb;
+}
+
 static void
 connected_emit(void *arg, const SimhashRowPair *pairs, size_t n)
 {
 	GroupsState *st = (GroupsState *) arg;
 
 	for (size_t i = 0; i < n; i++)
-	{
-		uint32		a = uf_find(st->parent, (uint32) pairs[i].a);
-		uint32		b = uf_find(st->parent, (uint32) pairs[i].b);
-
-		st->linked[pairs[i].a / 8] |= 1 << (pairs[i].a % 8);
-		st->linked[pairs[i].b / 8] |= 1 << (pairs[i].b % 8);
-		if (a < b)
-			st->parent[b] = a;
-		else if (b < a)
-			st->parent[a] = b;
-	}
+		dedup_union_pair(st->uf, pairs[i].a, pairs[i].b);
 }
 
-typedef struct GroupMin
+/*
+ * The least id of each group of two or more: an open-addressing table keyed
+ * by the group's root row (16 bytes a slot, at most 3/4 full).
+ */
+typedef struct GroupLeast
 {
-	uint32		root;
-	Datum		least;			/* the least id of the group */
-} GroupMin;
+	uint32		root;			/* PG_UINT32_MAX: empty */
+	Datum		least;
+} GroupLeast;
 
-static void
-connected_output(GroupsState *st, uint64 nrows, ReturnSetInfo *rsinfo,
-				 MemoryContext jobcxt)
+static inline GroupLeast *
+least_slot(GroupLeast *table, uint64 mask, uint32 root)
 {
-	DedupInput *in = st->in;
-	HASHCTL		ctl;
-	HTAB	   *least;
+	uint64		i = ((uint64) root * UINT64CONST(0x9E3779B97F4A7C15)) >> 20 & mask;
+
+	while (table[i].root != PG_UINT32_MAX && table[i].root != root)
+		i = (i + 1) & mask;
+	return &table[i];
+}
+
+void
+dedup_union_output(DedupUnion *u, DedupInput *in, DedupIds *ids,
+				   ReturnSetInfo *rsinfo, Size budget)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	MemoryContext tmpcxt = AllocSetContextCreate(cxt, "simhash groups output",
+												 ALLOCSET_DEFAULT_SIZES);
+	uint64		ngroups = 0,
+				size = 16,
+				mask;
+	GroupLeast *least;
 	Datum		values[2];
 	bool		nulls[2] = {false, false};
-	bool		found;
 
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = sizeof(uint32);
-	ctl.entrysize = sizeof(GroupMin);
-	ctl.hcxt = jobcxt;
-	least = hash_create("simhash_groups least ids", 1024, &ctl,
-						HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	/* groups of two or more, and the table for their least ids */
+	for (uint64 row = 0; row < u->nrows; row++)
+		if (uf_linked(u, row) && uf_find(u->parent, (uint32) row) == row)
+			ngroups++;
+	while (size < ngroups + ngroups / 3 + 1)
+		size *= 2;
+	if (size * sizeof(GroupLeast) > budget)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s: maintenance_work_mem is too small for " UINT64_FORMAT " groups of " UINT64_FORMAT " rows",
+						in->fname, ngroups, u->nrows),
+				 errdetail("Naming the groups takes %zu kB besides the 4 bytes per row of the union-find.",
+						   (size_t) (size * sizeof(GroupLeast) / 1024 + 1)),
+				 errhint("Raise maintenance_work_mem, or use linkage 'leader'.")));
+	mask = size - 1;
+	least = MemoryContextAllocHuge(cxt, size * sizeof(GroupLeast));
+	for (uint64 i = 0; i < size; i++)
+		least[i].root = PG_UINT32_MAX;
 
-	/* the least id of every group of two or more */
-	for (uint64 row = 0; row < nrows; row++)
+	/* the least id of every group of two or more, reading ids in order */
+	for (uint64 row = 0; row < u->nrows; row++)
 	{
-		Datum		id;
 		uint32		root;
-		GroupMin   *g;
+		GroupLeast *g;
+		Datum		id;
 
 		if ((row & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (!(st->linked[row / 8] & (1 << (row % 8))))
+		if (!uf_linked(u, row))
 			continue;
-		root = uf_find(st->parent, (uint32) row);
-		MemoryContextSwitchTo(st->tmpcxt);
-		id = dedup_ids_fetch(st->ids, row);
-		MemoryContextSwitchTo(jobcxt);
-		g = hash_search(least, &root, HASH_ENTER, &found);
-		if (!found || dedup_id_compare(in, id, g->least) < 0)
+		root = uf_find(u->parent, (uint32) row);
+		MemoryContextSwitchTo(tmpcxt);
+		id = dedup_ids_fetch(ids, row);
+		MemoryContextSwitchTo(cxt);
+		g = least_slot(least, mask, root);
+		if (g->root == PG_UINT32_MAX || dedup_id_compare(in, id, g->least) < 0)
 		{
-			if (found && !in->id_typbyval)
+			if (g->root != PG_UINT32_MAX && !in->id_typbyval)
 				pfree(DatumGetPointer(g->least));
 			g->root = root;
 			g->least = datumCopy(id, in->id_typbyval, in->id_typlen);
 		}
-		MemoryContextReset(st->tmpcxt);
+		MemoryContextReset(tmpcxt);
 	}
 
 	/* every row with its group's least id */
-	for (uint64 row = 0; row < nrows; row++)
+	for (uint64 row = 0; row < u->nrows; row++)
 	{
 		Datum		id;
 
 		if ((row & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
-		MemoryContextSwitchTo(st->tmpcxt);
-		id = dedup_ids_fetch(st->ids, row);
-		MemoryContextSwitchTo(jobcxt);
+		MemoryContextSwitchTo(tmpcxt);
+		id = dedup_ids_fetch(ids, row);
 		values[0] = id;
 		values[1] = id;
-		if (st->linked[row / 8] & (1 << (row % 8)))
-		{
-			uint32		root = uf_find(st->parent, (uint32) row);
-			GroupMin   *g = hash_search(least, &root, HASH_FIND, &found);
-
-			Assert(found);
-			values[1] = g->least;
-		}
+		if (uf_linked(u, row))
+			values[1] = least_slot(least, mask, uf_find(u->parent, (uint32) row))->least;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-		MemoryContextReset(st->tmpcxt);
+		MemoryContextSwitchTo(cxt);
+		MemoryContextReset(tmpcxt);
 	}
-	hash_destroy(least);
+	MemoryContextDelete(tmpcxt);
+	pfree(least);
+	pfree(u->parent);
+	pfree(u->linked);
+	pfree(u);
 }
 
 /* ---- leader ---- */
@@ -402,7 +468,7 @@ groups_job(FunctionCallInfo fcinfo, int id_type_arg, int max_distance_arg,
 
 	if (st.linkage == LINKAGE_CONNECTED)
 	{
-		Size		uf = nrows * sizeof(uint32) + nrows / 8 + 1;
+		Size		uf = dedup_union_bytes(nrows);
 
 		if (uf > in.budget - in.budget / 4)
 			ereport(ERROR,
@@ -412,14 +478,10 @@ groups_job(FunctionCallInfo fcinfo, int id_type_arg, int max_distance_arg,
 							   uf / 1024 + 1),
 					 errhint("Raise maintenance_work_mem to at least %zu kB, or use linkage 'leader'.",
 							 (uf / 1024 + 1) * 4 / 3 + 1)));
-		st.parent = MemoryContextAllocHuge(jobcxt, Max(nrows, 1) * sizeof(uint32));
-		st.linked = MemoryContextAllocHuge(jobcxt, nrows / 8 + 1);
-		for (uint64 i = 0; i < nrows; i++)
-			st.parent[i] = (uint32) i;
-		memset(st.linked, 0, nrows / 8 + 1);
+		st.uf = dedup_union_create(nrows);
 		dedup_search_run(st.search, in.budget - uf, connected_emit, &st);
 		dedup_search_free(st.search);
-		connected_output(&st, nrows, rsinfo, jobcxt);
+		dedup_union_output(st.uf, &in, st.ids, rsinfo, in.budget - uf);
 	}
 	else
 	{

@@ -30,9 +30,10 @@ typedef struct PairsState
 } PairsState;
 
 static void
-pairs_row(void *arg, uint64 row, Datum id, bool hash_isnull, uint64 hash)
+pairs_row(void *arg, uint64 row, Datum id, bool hash_isnull, Datum value)
 {
 	PairsState *st = (PairsState *) arg;
+	uint64		hash = DatumGetSimhash64(value);
 
 	if (hash_isnull)
 		return;

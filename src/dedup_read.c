@@ -90,18 +90,17 @@ name_arg(FunctionCallInfo fcinfo, int arg, const char *what, const char *fname)
 }
 
 void
-dedup_input_init(DedupInput *in, FunctionCallInfo fcinfo, const char *fname,
-				 int id_type_arg, int max_distance_arg, int blocks_arg)
+dedup_input_init_columns(DedupInput *in, FunctionCallInfo fcinfo, const char *fname,
+						 int id_type_arg, const char *value_arg, Oid value_type,
+						 const char *value_hint)
 {
 	char	   *relname;
 	AttrNumber	id_att,
-				hash_att;
+				value_att;
 	Oid			col_type,
 				col_coll,
-				hash_type;
+				type;
 	int32		typmod;
-	int32		max_distance,
-				blocks;
 	TypeCacheEntry *tc;
 	HeapTuple	tuple;
 
@@ -113,13 +112,7 @@ dedup_input_init(DedupInput *in, FunctionCallInfo fcinfo, const char *fname,
 				 errmsg("%s: relation must not be NULL", fname)));
 	in->relid = PG_GETARG_OID(0);
 	in->id_column = name_arg(fcinfo, 1, "id_column", fname);
-	in->hash_column = name_arg(fcinfo, 2, "hash_column", fname);
-	if (PG_ARGISNULL(max_distance_arg))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("%s: max_distance must not be NULL", fname),
-				 errhint("To give the ids' type, name the argument: id_type => NULL::integer.")));
-	max_distance = PG_GETARG_INT32(max_distance_arg);
+	in->hash_column = name_arg(fcinfo, 2, value_arg, fname);
 
 	relname = get_rel_name(in->relid);
 	if (relname == NULL)
@@ -131,20 +124,21 @@ dedup_input_init(DedupInput *in, FunctionCallInfo fcinfo, const char *fname,
 
 	/* the columns, and their types */
 	id_att = get_attnum(in->relid, in->id_column);
-	hash_att = get_attnum(in->relid, in->hash_column);
-	if (id_att == InvalidAttrNumber || hash_att == InvalidAttrNumber)
+	value_att = get_attnum(in->relid, in->hash_column);
+	if (id_att == InvalidAttrNumber || value_att == InvalidAttrNumber)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_COLUMN),
 				 errmsg("column \"%s\" of relation \"%s\" does not exist",
 						id_att == InvalidAttrNumber ? in->id_column : in->hash_column,
 						relname)));
-	get_atttypetypmodcoll(in->relid, hash_att, &hash_type, &typmod, &col_coll);
-	if (getBaseType(hash_type) != simhash64_type(fcinfo))
+	get_atttypetypmodcoll(in->relid, value_att, &type, &typmod, &col_coll);
+	if (getBaseType(type) != value_type)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("%s: column \"%s\" is of type %s, not simhash64",
-						fname, in->hash_column, format_type_be(hash_type)),
-				 errhint("Compute fingerprints into a simhash64 column, for example with simhash(text).")));
+				 errmsg("%s: column \"%s\" is of type %s, not %s",
+						fname, in->hash_column, format_type_be(type),
+						format_type_be(value_type)),
+				 value_hint ? errhint("%s", value_hint) : 0));
 	get_atttypetypmodcoll(in->relid, id_att, &col_type, &typmod, &col_coll);
 	in->id_type = id_type_arg < 0 ? INT8OID :
 		get_fn_expr_argtype(fcinfo->flinfo, id_type_arg);
@@ -176,14 +170,6 @@ dedup_input_init(DedupInput *in, FunctionCallInfo fcinfo, const char *fname,
 	in->id_order.ssup_nulls_first = false;
 	PrepareSortSupportFromOrderingOp(tc->lt_opr, &in->id_order);
 
-	/* blocks: NULL chooses max_distance + 2, usually the fastest */
-	if (max_distance < 0)
-		simhash_check_blocks(max_distance + 2, max_distance);	/* reports it */
-	blocks = PG_ARGISNULL(blocks_arg) ? Min(max_distance + 2, 64) : PG_GETARG_INT32(blocks_arg);
-	simhash_check_blocks(blocks, max_distance);
-	if (!simhash_blocks_init(&in->blocks, blocks, max_distance))
-		elog(ERROR, "invalid simhash block configuration");
-
 	in->budget = (Size) maintenance_work_mem * 1024;
 	in->reltuples = -1;
 	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(in->relid));
@@ -192,6 +178,32 @@ dedup_input_init(DedupInput *in, FunctionCallInfo fcinfo, const char *fname,
 		in->reltuples = ((Form_pg_class) GETSTRUCT(tuple))->reltuples;
 		ReleaseSysCache(tuple);
 	}
+}
+
+void
+dedup_input_init(DedupInput *in, FunctionCallInfo fcinfo, const char *fname,
+				 int id_type_arg, int max_distance_arg, int blocks_arg)
+{
+	int32		max_distance,
+				blocks;
+
+	dedup_input_init_columns(in, fcinfo, fname, id_type_arg, "hash_column",
+							 simhash64_type(fcinfo),
+							 "Compute fingerprints into a simhash64 column, for example with simhash(text).");
+	if (PG_ARGISNULL(max_distance_arg))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s: max_distance must not be NULL", fname),
+				 errhint("To give the ids' type, name the argument: id_type => NULL::integer.")));
+	max_distance = PG_GETARG_INT32(max_distance_arg);
+
+	/* blocks: NULL chooses max_distance + 2, usually the fastest */
+	if (max_distance < 0)
+		simhash_check_blocks(max_distance + 2, max_distance);	/* reports it */
+	blocks = PG_ARGISNULL(blocks_arg) ? Min(max_distance + 2, 64) : PG_GETARG_INT32(blocks_arg);
+	simhash_check_blocks(blocks, max_distance);
+	if (!simhash_blocks_init(&in->blocks, blocks, max_distance))
+		elog(ERROR, "invalid simhash block configuration");
 }
 
 /* ---- the read ---- */
@@ -231,8 +243,7 @@ dedup_receive(TupleTableSlot *slot, DestReceiver *self)
 		dedup_progress(&r->progress, "read " UINT64_FORMAT " rows", r->nrows + 1);
 	}
 	old = MemoryContextSwitchTo(r->rowcxt);
-	r->fn(r->arg, r->nrows, id, hash_isnull,
-		  hash_isnull ? 0 : DatumGetSimhash64(hash));
+	r->fn(r->arg, r->nrows, id, hash_isnull, hash);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(r->rowcxt);
 	r->nrows++;

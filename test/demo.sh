@@ -2,8 +2,10 @@
 # test/demo.sh: the main job, from a fresh Debian 12 machine.  Installs what
 # is missing, builds and installs the extension, starts a throwaway cluster,
 # loads a real corpus (the PostgreSQL 15 HTML manual and the copyright files
-# of every installed Debian package), fingerprints it with simhash(), and
-# prints the near-duplicate pairs it finds with their distances.
+# of every installed Debian package), fingerprints it with simhash(),
+# prints the near-duplicate pairs it finds with their distances
+# (simhash_pairs), and groups them to keep one document per group
+# (simhash_groups).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$SIMHASH_ROOT"
@@ -30,16 +32,28 @@ UPDATE docs SET h = simhash(body);
 SELECT count(*) AS documents, pg_size_pretty(sum(octet_length(body))) AS text FROM docs;
 
 \echo 'Near-duplicate pairs (at most 3 bits apart), by distance:'
-SELECT a.h <~> b.h AS bits, count(*) AS pairs
-FROM docs a JOIN docs b ON a.id < b.id AND a.h <~> b.h <= 3
-GROUP BY 1 ORDER BY 1;
+CREATE TEMP TABLE pairs AS SELECT * FROM simhash_pairs('docs', 'id', 'h', 3);
+SELECT distance AS bits, count(*) AS pairs FROM pairs GROUP BY 1 ORDER BY 1;
 
 \echo 'Pairs 1 to 3 bits apart (near, not exact, duplicates):'
-SELECT a.h <~> b.h AS bits,
+SELECT p.distance AS bits,
        regexp_replace(a.name, '^/usr/share/doc/', '') AS doc_a,
        regexp_replace(b.name, '^/usr/share/doc/', '') AS doc_b,
        octet_length(a.body) AS bytes_a, octet_length(b.body) AS bytes_b
-FROM docs a JOIN docs b ON a.id < b.id AND a.h <~> b.h BETWEEN 1 AND 3
+FROM pairs p JOIN docs a ON a.id = p.id_a JOIN docs b ON b.id = p.id_b
+WHERE p.distance BETWEEN 1 AND 3
 ORDER BY bits, doc_a, doc_b
 LIMIT 30;
+
+\echo 'Groups (leader linkage: each document within 3 bits of its group''s first document):'
+CREATE TEMP TABLE groups AS SELECT * FROM simhash_groups('docs', 'id', 'h', 3, 'leader');
+SELECT count(*) AS documents, count(DISTINCT group_id) AS groups,
+       count(*) - count(DISTINCT group_id) AS duplicates_to_drop
+FROM groups;
+\echo 'Largest groups:'
+SELECT g.group_id, count(*) AS members,
+       regexp_replace(min(d.name) FILTER (WHERE d.id = g.group_id), '^/usr/share/doc/', '') AS kept
+FROM groups g JOIN docs d ON d.id = g.id
+GROUP BY g.group_id HAVING count(*) > 1
+ORDER BY members DESC, g.group_id LIMIT 10;
 SQL

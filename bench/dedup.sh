@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# bench/dedup.sh: the table-scale dedup jobs, simhash_pairs and
+# simhash_groups, on a table of N rows with 5% planted near-duplicates,
+# against a plain SELECT count(*) of the same table in the same run:
+#   bench/dedup.sh            N = 1,000,000 rows (about 3 minutes)
+#   bench/dedup.sh 10000000   N = 10,000,000 rows (about 15 minutes)
+# Data (fixed): ids 1 .. 0.95 N have h = simhash_hash(id::text) (random);
+# ids above are copies of a pseudo-randomly chosen earlier row with 0 .. 3
+# bits flipped (chosen by hashing the id).  Every job runs in a fresh
+# connection; its time is the statement's round trip (psql \timing), the
+# median of 3 runs (1 for 10M rows); memory is the backend's peak anonymous
+# RSS sampled every 20 ms (RssAnon: private memory, not shared buffers)
+# minus its value before the call; temporary files are pg_stat_database's
+# temp_bytes.  maintenance_work_mem: the default 64MB, and 1GB.  Every run
+# checks that each planted row is paired with its source row.  The report
+# goes to stdout and bench/data/dedup_report_N.txt.
+set -euo pipefail
+source "$(dirname "$0")/../test/lib.sh"
+cd "$SIMHASH_ROOT"
+
+N=${1:-1000000}
+if ! [[ $N =~ ^[0-9]+$ ]] || [ "$N" -lt 10000 ]; then
+	say "usage: bench/dedup.sh [rows, at least 10000; default 1000000]"
+	exit 2
+fi
+RUNS=$((N > 2000000 ? 1 : 3))
+REPORT=bench/data/dedup_report_$N.txt
+T0=$(date +%s)
+step() { say "[dedup.sh $(($(date +%s) - T0))s] $*"; }
+
+ensure_packages
+build_install
+start_cluster "shared_buffers = '1GB'" "jit = off" "autovacuum = off" \
+	"max_wal_size = '32GB'" "checkpoint_timeout = '1h'"
+sql() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
+
+step "loading $N rows"
+ORIG=$((N * 95 / 100))
+sql <<EOF
+CREATE EXTENSION simhash;
+CREATE UNLOGGED TABLE docs (id bigint, h simhash64);
+INSERT INTO docs SELECT i, simhash_hash(i::text)::simhash64 FROM generate_series(1, $ORIG) i;
+-- planted: row p copies row src(p) with (p % 4) bits flipped
+CREATE UNLOGGED TABLE planted AS
+SELECT p AS id, 1 + (abs(simhash_hash('s' || p)) % $ORIG) AS src,
+       simhash_hash('b' || p)::bigint AS bits, (p % 4)::int AS nflip
+FROM generate_series($ORIG + 1, $N) p;
+INSERT INTO docs
+SELECT p.id, (d.h::bigint
+	# CASE WHEN p.nflip >= 1 THEN 1::bigint << (p.bits & 63)::int ELSE 0 END
+	# CASE WHEN p.nflip >= 2 THEN 1::bigint << ((p.bits >> 6) & 63)::int ELSE 0 END
+	# CASE WHEN p.nflip >= 3 THEN 1::bigint << ((p.bits >> 12) & 63)::int ELSE 0 END)::simhash64
+FROM planted p JOIN docs d ON d.id = p.src;
+VACUUM ANALYZE docs;
+VACUUM ANALYZE planted;
+EOF
+
+# run SQL in a fresh connection: prints "ms peak_anon_kB temp_MB result"
+job() {
+	local mwm=$1 query=$2 out pid base peak=0 ms res sampler temp0 temp1
+	out=$SIMHASH_TMP/job.out
+	rm -f "$SIMHASH_TMP/job.pid"
+	# the backend pid (to a file), then the query; the sampler watches the pid
+	( sql -At <<EOF
+SET maintenance_work_mem = '$mwm';
+SELECT pg_backend_pid() \g $SIMHASH_TMP/job.pid
+\! sleep 0.3
+\timing on
+$query
+EOF
+	) >"$out" 2>&1 &
+	local cli=$!
+	while [ ! -s "$SIMHASH_TMP/job.pid" ]; do sleep 0.01; done
+	pid=$(head -1 "$SIMHASH_TMP/job.pid")
+	base=$(awk '/RssAnon/ {print $2}' /proc/"$pid"/status 2>/dev/null || echo 0)
+	while kill -0 $cli 2>/dev/null; do
+		local v
+		v=$(awk '/RssAnon/ {print $2}' /proc/"$pid"/status 2>/dev/null || echo 0)
+		[ "${v:-0}" -gt "$peak" ] && peak=$v
+		sleep 0.02
+	done
+	wait $cli
+	res=$(grep -v '^Time:' "$out" | head -1)
+	ms=$(grep -oE 'Time: [0-9.]+' "$out" | awk '{print $2}')
+	echo "$ms $((peak > base ? peak - base : 0)) $res"
+}
+temp_bytes() {
+	sql -At -c "SELECT pg_stat_force_next_flush(); SELECT temp_bytes FROM pg_stat_database WHERE datname = current_database()" | tail -1
+}
+median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+
+# one measured job: name, maintenance_work_mem, query
+declare -A MS KB TMP RES
+measure() {
+	local name=$1 mwm=$2 query=$3 t0 t1 times="" kb=0 res=""
+	step "$name"
+	t0=$(temp_bytes)
+	for r in $(seq "$RUNS"); do
+		read -r ms peak out < <(job "$mwm" "$query")
+		times="$times$ms"$'\n'
+		[ "$peak" -gt "$kb" ] && kb=$peak
+		res=$out
+	done
+	sleep 0.6
+	t1=$(temp_bytes)
+	MS[$name]=$(printf '%s' "$times" | median)
+	KB[$name]=$kb
+	TMP[$name]=$(( (t1 - t0) / RUNS / 1048576 ))
+	RES[$name]=$res
+}
+
+measure count 64MB "SELECT count(*) FROM docs"
+measure count_h 64MB "SELECT count(h) FROM docs"
+measure pairs_64MB 64MB "SELECT count(*) FROM simhash_pairs('docs', 'id', 'h', 3)"
+measure pairs_1GB 1GB "SELECT count(*) FROM simhash_pairs('docs', 'id', 'h', 3)"
+measure connected_64MB 64MB "SELECT count(DISTINCT group_id) FROM simhash_groups('docs', 'id', 'h', 3)"
+measure connected_1GB 1GB "SELECT count(DISTINCT group_id) FROM simhash_groups('docs', 'id', 'h', 3)"
+measure leader_64MB 64MB "SELECT count(DISTINCT group_id) FROM simhash_groups('docs', 'id', 'h', 3, 'leader')"
+measure leader_1GB 1GB "SELECT count(DISTINCT group_id) FROM simhash_groups('docs', 'id', 'h', 3, 'leader')"
+
+step "checking that every planted row is paired with its source"
+MISSED=$(sql -At -c "SET maintenance_work_mem = '1GB';
+	SELECT count(*) FROM planted p WHERE NOT EXISTS (
+		SELECT 1 FROM simhash_pairs('docs', 'id', 'h', 3) s WHERE s.id_a = p.src AND s.id_b = p.id)" | tail -1)
+SAME_GROUP=$(sql -At -c "SET maintenance_work_mem = '1GB';
+	WITH g AS (SELECT * FROM simhash_groups('docs', 'id', 'h', 3))
+	SELECT count(*) FROM planted p JOIN g a ON a.id = p.id JOIN g b ON b.id = p.src WHERE a.group_id = b.group_id" | tail -1)
+stop_cluster
+
+{
+	echo "bench/dedup.sh $N: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, PostgreSQL $("$PGBIN/postgres" --version | awk '{print $3}')"
+	echo "table: $N rows (bigint id, simhash64), $((N - ORIG)) planted near-duplicates (0..3 bits); max_distance 3, blocks 5 (default)"
+	printf '%-16s %6s %10s %10s %10s %12s  %s\n' job mwm ms x_count peak_MB temp_MB result
+	for name in count count_h pairs_64MB pairs_1GB connected_64MB connected_1GB leader_64MB leader_1GB; do
+		case $name in *MB | *GB) mwm=${name##*_} ;; *) mwm=- ;; esac
+		label=$name; [ "$mwm" != - ] && label=${name%_*}
+		printf '%-16s %6s %10.0f %10.1f %10.1f %12s  %s\n' "$label" "$mwm" "${MS[$name]}" \
+			"$(echo "${MS[$name]} / ${MS[count]}" | bc -l)" "$(echo "${KB[$name]} / 1024" | bc -l)" \
+			"${TMP[$name]}" "${RES[$name]}"
+	done
+	echo "planted rows not paired with their source: $MISSED of $((N - ORIG)); in their source's connected group: $SAME_GROUP"
+	echo "ms: median of $RUNS; x_count: ms / ms of SELECT count(*) FROM docs in this run; peak_MB: backend RssAnon peak above its start;"
+	echo "temp_MB: temporary file bytes written per run; result: count(*) of pairs, or count(DISTINCT group_id)"
+} | tee "$REPORT"
