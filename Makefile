@@ -34,10 +34,11 @@ OBJS = \
 	src/dedup_read.o \
 	src/dedup_search.o \
 	src/dedup_pairs.o \
-	src/dedup_groups.o
+	src/dedup_groups.o \
+	src/dedup_keys.o
 
 # pg_regress tests: sql/<name>.sql against expected/<name>.out
-REGRESS = type distance compute tokenizer aggregate encoding bad_input find_all planner index recipes dedup
+REGRESS = type distance compute tokenizer aggregate encoding bad_input find_all planner index recipes dedup dedup_keys
 REGRESS_OPTS = --inputdir=. --outputdir=$(or $(REGRESS_OUTDIR),.)
 
 # xxHash comes from Debian's libxxhash-dev, used header-only (inlined).

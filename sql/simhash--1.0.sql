@@ -651,6 +651,37 @@ CREATE FUNCTION simhash_groups(relation regclass, id_column name, hash_column na
 	LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL RESTRICTED ROWS 1000;
 COMMENT ON FUNCTION simhash_groups(regclass, name, name, anyelement, integer, text, integer) IS 'a group id (the least id of the group, of id_type''s type) for every row: connected components or leader clustering of near-duplicates';
 
+-- rows sharing at least min_shared bigint keys (sentence fingerprints, LSH
+-- band keys): their pairs, and connected groups; keys shared by more than
+-- max_key_rows rows (boilerplate) are ignored.
+CREATE FUNCTION shared_key_pairs(relation regclass, id_column name, keys_column name,
+		min_shared integer DEFAULT 1, max_key_rows integer DEFAULT 1000)
+	RETURNS TABLE (id_a bigint, id_b bigint, shared integer)
+	AS 'MODULE_PATHNAME', 'shared_key_pairs'
+	LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL RESTRICTED ROWS 1000;
+COMMENT ON FUNCTION shared_key_pairs(regclass, name, name, integer, integer) IS 'pairs of rows (bigint ids) sharing at least min_shared keys of a bigint[] column, with the number shared';
+
+CREATE FUNCTION shared_key_pairs(relation regclass, id_column name, keys_column name,
+		id_type anyelement, min_shared integer DEFAULT 1, max_key_rows integer DEFAULT 1000)
+	RETURNS TABLE (id_a anyelement, id_b anyelement, shared integer)
+	AS 'MODULE_PATHNAME', 'shared_key_pairs_typed'
+	LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL RESTRICTED ROWS 1000;
+COMMENT ON FUNCTION shared_key_pairs(regclass, name, name, anyelement, integer, integer) IS 'pairs of rows (ids of id_type''s type) sharing at least min_shared keys of a bigint[] column, with the number shared';
+
+CREATE FUNCTION shared_key_groups(relation regclass, id_column name, keys_column name,
+		min_shared integer DEFAULT 1, max_key_rows integer DEFAULT 1000)
+	RETURNS TABLE (id bigint, group_id bigint)
+	AS 'MODULE_PATHNAME', 'shared_key_groups'
+	LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL RESTRICTED ROWS 1000;
+COMMENT ON FUNCTION shared_key_groups(regclass, name, name, integer, integer) IS 'connected groups of rows (bigint ids) sharing at least min_shared keys; group_id is the least id';
+
+CREATE FUNCTION shared_key_groups(relation regclass, id_column name, keys_column name,
+		id_type anyelement, min_shared integer DEFAULT 1, max_key_rows integer DEFAULT 1000)
+	RETURNS TABLE (id anyelement, group_id anyelement)
+	AS 'MODULE_PATHNAME', 'shared_key_groups_typed'
+	LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL RESTRICTED ROWS 1000;
+COMMENT ON FUNCTION shared_key_groups(regclass, name, name, anyelement, integer, integer) IS 'connected groups of rows (ids of id_type''s type) sharing at least min_shared keys; group_id is the least id';
+
 --------------------------------------------------------------------------
 -- planner support
 -- `h <~> q <= k` becomes simhash_within(h, q, k) at planning time (support
