@@ -113,10 +113,10 @@ measure count 64MB "SELECT count(*) FROM docs"
 measure count_h 64MB "SELECT count(h) FROM docs"
 measure pairs_64MB 64MB "SELECT count(*) FROM simhash_pairs('docs', 'id', 'h', 3)"
 measure pairs_1GB 1GB "SELECT count(*) FROM simhash_pairs('docs', 'id', 'h', 3)"
-measure connected_64MB 64MB "SELECT count(DISTINCT group_id) FROM simhash_groups('docs', 'id', 'h', 3)"
-measure connected_1GB 1GB "SELECT count(DISTINCT group_id) FROM simhash_groups('docs', 'id', 'h', 3)"
-measure leader_64MB 64MB "SELECT count(DISTINCT group_id) FROM simhash_groups('docs', 'id', 'h', 3, 'leader')"
-measure leader_1GB 1GB "SELECT count(DISTINCT group_id) FROM simhash_groups('docs', 'id', 'h', 3, 'leader')"
+measure connected_64MB 64MB "SELECT sum((id = group_id)::int) FROM simhash_groups('docs', 'id', 'h', 3)"
+measure connected_1GB 1GB "SELECT sum((id = group_id)::int) FROM simhash_groups('docs', 'id', 'h', 3)"
+measure leader_64MB 64MB "SELECT sum((id = group_id)::int) FROM simhash_groups('docs', 'id', 'h', 3, 'leader')"
+measure leader_1GB 1GB "SELECT sum((id = group_id)::int) FROM simhash_groups('docs', 'id', 'h', 3, 'leader')"
 
 step "checking that every planted row is paired with its source"
 MISSED=$(sql -At -c "SET maintenance_work_mem = '1GB';
@@ -140,5 +140,5 @@ stop_cluster
 	done
 	echo "planted rows not paired with their source: $MISSED of $((N - ORIG)); in their source's connected group: $SAME_GROUP"
 	echo "ms: median of $RUNS; x_count: ms / ms of SELECT count(*) FROM docs in this run; peak_MB: backend RssAnon peak above its start;"
-	echo "temp_MB: temporary file bytes written per run; result: count(*) of pairs, or count(DISTINCT group_id)"
+	echo "temp_MB: temporary file bytes written per run; result: count(*) of pairs, or the number of groups (rows with id = group_id)"
 } | tee "$REPORT"
