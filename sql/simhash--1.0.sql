@@ -809,3 +809,16 @@ CREATE OPERATOR CLASS simhash_ops DEFAULT FOR TYPE simhash64 USING simhash AS
 CREATE FUNCTION simhash_index_check(index regclass, heapallindexed boolean DEFAULT false)
 	RETURNS void AS 'MODULE_PATHNAME' LANGUAGE C STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION simhash_index_check(regclass, boolean) IS 'verify a simhash index, optionally against its table';
+
+--------------------------------------------------------------------------
+-- sentence fingerprints (the nshash method): the hashes of a text's n
+-- longest distinct sentences; documents sharing one are reposts.
+--   CREATE INDEX ON docs USING gin (sentence_hashes(body));
+--   SELECT id FROM docs WHERE sentence_hashes(body) && sentence_hashes($1);
+--------------------------------------------------------------------------
+
+CREATE FUNCTION sentence_hashes(body text, n integer DEFAULT 5, min_length integer DEFAULT 20)
+	RETURNS bigint[]
+	AS 'MODULE_PATHNAME', 'sentence_hashes'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 10;
+COMMENT ON FUNCTION sentence_hashes(text, integer, integer) IS 'XXH3-64 hashes of the n longest distinct sentences of at least min_length letters, ascending';
