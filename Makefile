@@ -30,6 +30,7 @@ OBJS = \
 	src/ball.o \
 	src/blocks.o \
 	src/find_all.o \
+	src/minhash.o src/minhash_sql.o \
 	src/rowpairs.o \
 	src/dedup_read.o \
 	src/dedup_search.o \
@@ -39,7 +40,7 @@ OBJS = \
 	src/sentences.o src/sentences_sql.o
 
 # pg_regress tests: sql/<name>.sql against expected/<name>.out
-REGRESS = type distance compute tokenizer aggregate encoding bad_input find_all planner index recipes dedup dedup_keys sentences
+REGRESS = type distance compute tokenizer aggregate encoding bad_input find_all planner index recipes dedup dedup_keys minhash sentences
 REGRESS_OPTS = --inputdir=. --outputdir=$(or $(REGRESS_OUTDIR),.)
 
 # xxHash comes from Debian's libxxhash-dev, used header-only (inlined).

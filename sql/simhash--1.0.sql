@@ -822,3 +822,123 @@ CREATE FUNCTION sentence_hashes(body text, n integer DEFAULT 5, min_length integ
 	AS 'MODULE_PATHNAME', 'sentence_hashes'
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 10;
 COMMENT ON FUNCTION sentence_hashes(text, integer, integer) IS 'XXH3-64 hashes of the n longest distinct sentences of at least min_length letters, ascending';
+
+--------------------------------------------------------------------------
+-- MinHash and LSH (src/minhash.c, src/minhash_sql.c; README "MinHash and
+-- LSH"): the minhash signature type, minhash(), minhash_jaccard(), exact
+-- jaccard(), band keys for GIN, the LSH parameter helper.
+--------------------------------------------------------------------------
+
+CREATE TYPE minhash_signature;
+
+CREATE FUNCTION minhash_signature_in(cstring) RETURNS minhash_signature
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION minhash_signature_out(minhash_signature) RETURNS cstring
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION minhash_signature_recv(internal) RETURNS minhash_signature
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION minhash_signature_send(minhash_signature) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE minhash_signature (
+	INPUT = minhash_signature_in,
+	OUTPUT = minhash_signature_out,
+	RECEIVE = minhash_signature_recv,
+	SEND = minhash_signature_send,
+	INTERNALLENGTH = VARIABLE,
+	ALIGNMENT = int4,
+	STORAGE = extended
+);
+COMMENT ON TYPE minhash_signature IS 'MinHash signature with its parameters (n_gram, n_gram_type, permutations, seed)';
+
+CREATE FUNCTION minhash(body text, n_gram integer DEFAULT 9, n_gram_type text DEFAULT 'char',
+						permutations integer DEFAULT 128, seed bigint DEFAULT 0)
+	RETURNS minhash_signature
+	AS 'MODULE_PATHNAME', 'minhash_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 10;
+COMMENT ON FUNCTION minhash(text, integer, text, integer, bigint) IS 'MinHash signature of the char or term shingles of a text';
+
+CREATE FUNCTION minhash(features text[], permutations integer DEFAULT 128, seed bigint DEFAULT 0)
+	RETURNS minhash_signature
+	AS 'MODULE_PATHNAME', 'minhash_array' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 10;
+COMMENT ON FUNCTION minhash(text[], integer, bigint) IS 'MinHash signature of a set of precomputed features (n_gram_type feature)';
+
+CREATE FUNCTION minhash_jaccard(minhash_signature, minhash_signature) RETURNS float8
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION minhash_jaccard(minhash_signature, minhash_signature) IS 'estimated Jaccard similarity: the fraction of equal slots';
+
+CREATE FUNCTION jaccard(a text, b text, n_gram integer DEFAULT 9, n_gram_type text DEFAULT 'char')
+	RETURNS float8
+	AS 'MODULE_PATHNAME', 'minhash_jaccard_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 20;
+COMMENT ON FUNCTION jaccard(text, text, integer, text) IS 'exact Jaccard similarity of the shingle sets of two texts';
+
+CREATE FUNCTION jaccard(a text[], b text[]) RETURNS float8
+	AS 'MODULE_PATHNAME', 'minhash_jaccard_array' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 20;
+COMMENT ON FUNCTION jaccard(text[], text[]) IS 'exact Jaccard similarity of two sets of features';
+
+CREATE FUNCTION minhash_shingles(body text, n_gram integer DEFAULT 9, n_gram_type text DEFAULT 'char')
+	RETURNS text[]
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 10;
+COMMENT ON FUNCTION minhash_shingles(text, integer, text) IS 'the shingles minhash() and jaccard() use, in text order';
+
+CREATE FUNCTION minhash_slots(minhash_signature) RETURNS bigint[]
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION minhash_slots(minhash_signature) IS 'the slot values of a signature (empty array for an empty signature)';
+
+CREATE FUNCTION minhash_bands(sig minhash_signature, bands integer) RETURNS bigint[]
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION minhash_bands(minhash_signature, integer) IS 'LSH band keys (band number in the top 16 bits), permutations / bands rows each';
+
+CREATE FUNCTION minhash_bands(sig minhash_signature, bands integer, rows integer) RETURNS bigint[]
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION minhash_bands(minhash_signature, integer, integer) IS 'LSH band keys of bands × rows slots';
+
+CREATE FUNCTION minhash_shared_bands(a minhash_signature, b minhash_signature, bands integer) RETURNS integer
+	AS 'MODULE_PATHNAME', 'minhash_shared_bands_sql' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION minhash_shared_bands(minhash_signature, minhash_signature, integer) IS 'number of LSH bands in which two signatures are equal (SnaPy''s sensitivity)';
+
+CREATE FUNCTION minhash_shared_bands(a minhash_signature, b minhash_signature, bands integer, rows integer) RETURNS integer
+	AS 'MODULE_PATHNAME', 'minhash_shared_bands_sql' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION minhash_shared_bands(minhash_signature, minhash_signature, integer, integer) IS 'number of LSH bands of rows slots in which two signatures are equal';
+
+CREATE FUNCTION minhash_lsh_probability(similarity float8, bands integer, rows integer) RETURNS float8
+	AS 'MODULE_PATHNAME', 'minhash_lsh_probability_sql' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION minhash_lsh_probability(float8, integer, integer) IS 'probability that a pair of this Jaccard similarity shares a band: 1 - (1 - s^rows)^bands';
+
+CREATE FUNCTION minhash_lsh_params(threshold float8, permutations integer DEFAULT 128,
+								   false_positive_weight float8 DEFAULT 0.5,
+								   false_negative_weight float8 DEFAULT 0.5,
+								   OUT bands integer, OUT rows integer,
+								   OUT false_positive float8, OUT false_negative float8)
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 1000;
+COMMENT ON FUNCTION minhash_lsh_params(float8, integer, float8, float8) IS 'bands × rows for a Jaccard threshold, minimising the weighted error areas under the S-curve';
+
+-- MinHash dedup jobs (src/dedup_keys.c): candidate pairs share an LSH band
+-- of the signature column, and are kept when the estimate reaches threshold
+-- (exact on the estimate when threshold > 1 - bands / permutations).
+CREATE FUNCTION minhash_pairs(relation regclass, id_column name, sig_column name,
+		threshold float8 DEFAULT 0.8, bands integer DEFAULT 32, max_key_rows integer DEFAULT 10000)
+	RETURNS TABLE (id_a bigint, id_b bigint, jaccard float8)
+	AS 'MODULE_PATHNAME', 'minhash_pairs'
+	LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL RESTRICTED ROWS 1000;
+COMMENT ON FUNCTION minhash_pairs(regclass, name, name, float8, integer, integer) IS 'pairs of rows (bigint ids) whose signatures estimate a Jaccard similarity of at least threshold, found through LSH bands';
+
+CREATE FUNCTION minhash_pairs(relation regclass, id_column name, sig_column name, id_type anyelement,
+		threshold float8 DEFAULT 0.8, bands integer DEFAULT 32, max_key_rows integer DEFAULT 10000)
+	RETURNS TABLE (id_a anyelement, id_b anyelement, jaccard float8)
+	AS 'MODULE_PATHNAME', 'minhash_pairs_typed'
+	LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL RESTRICTED ROWS 1000;
+COMMENT ON FUNCTION minhash_pairs(regclass, name, name, anyelement, float8, integer, integer) IS 'pairs of rows (ids of id_type''s type) whose signatures estimate a Jaccard similarity of at least threshold';
+
+CREATE FUNCTION minhash_groups(relation regclass, id_column name, sig_column name,
+		threshold float8 DEFAULT 0.8, bands integer DEFAULT 32, max_key_rows integer DEFAULT 10000)
+	RETURNS TABLE (id bigint, group_id bigint)
+	AS 'MODULE_PATHNAME', 'minhash_groups'
+	LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL RESTRICTED ROWS 1000;
+COMMENT ON FUNCTION minhash_groups(regclass, name, name, float8, integer, integer) IS 'connected groups of the pairs of minhash_pairs; group_id is the least (bigint) id';
+
+CREATE FUNCTION minhash_groups(relation regclass, id_column name, sig_column name, id_type anyelement,
+		threshold float8 DEFAULT 0.8, bands integer DEFAULT 32, max_key_rows integer DEFAULT 10000)
+	RETURNS TABLE (id anyelement, group_id anyelement)
+	AS 'MODULE_PATHNAME', 'minhash_groups_typed'
+	LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL RESTRICTED ROWS 1000;
+COMMENT ON FUNCTION minhash_groups(regclass, name, name, anyelement, float8, integer, integer) IS 'connected groups of the pairs of minhash_pairs; group_id is the least id, of id_type''s type';

@@ -66,6 +66,9 @@ extern void dedup_input_init(DedupInput *in, FunctionCallInfo fcinfo,
 							 const char *fname, int id_type_arg,
 							 int max_distance_arg, int blocks_arg);
 
+/* a type of this extension, by name (in the calling function's schema) */
+extern Oid	dedup_extension_type(FunctionCallInfo fcinfo, const char *name);
+
 /* True if ids fit in a uint64 key themselves (by value, at most 8 bytes). */
 static inline bool
 dedup_ids_inline(const DedupInput *in)

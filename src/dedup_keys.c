@@ -16,6 +16,14 @@
  * max_key_rows (default 1000) skips keys shared by more rows than that
  * (boilerplate: a sentence in thousands of documents says nothing about
  * them), with a NOTICE.
+ *
+ * minhash_pairs / minhash_groups are the MinHash dedup jobs on the same
+ * machinery: the keys are a signature column's LSH band keys, and each
+ * candidate pair (sharing a band) is kept if its estimated Jaccard
+ * similarity reaches the threshold.  The signatures wait in a temporary
+ * file (DedupIds) for that check.  When threshold > 1 - bands/permutations
+ * every pair above it shares a band (fewer than bands slots differ), so
+ * the result is exact on the estimate; below, it is LSH's probability.
  */
 #include "dedup.h"
 
@@ -30,10 +38,16 @@
 #include "utils/tuplesort.h"
 #include "utils/tuplestore.h"
 
+#include "minhash.h"
+
 PG_FUNCTION_INFO_V1(shared_key_pairs);
 PG_FUNCTION_INFO_V1(shared_key_pairs_typed);
 PG_FUNCTION_INFO_V1(shared_key_groups);
 PG_FUNCTION_INFO_V1(shared_key_groups_typed);
+PG_FUNCTION_INFO_V1(minhash_pairs);
+PG_FUNCTION_INFO_V1(minhash_pairs_typed);
+PG_FUNCTION_INFO_V1(minhash_groups);
+PG_FUNCTION_INFO_V1(minhash_groups_typed);
 
 /* a sort of (int8, int8) rows by both columns */
 typedef struct PairSort
@@ -373,4 +387,262 @@ Datum
 shared_key_groups_typed(PG_FUNCTION_ARGS)
 {
 	return key_job(fcinfo, true, 3, 4);
+}
+
+/* ---- MinHash: band keys, candidates checked on the estimate ---- */
+
+typedef struct MinhashJob
+{
+	KeysState	st;
+	DedupIds   *sigs;			/* every row's signature (empty if NULL) */
+	int			bands;
+	int			rows;
+	double		threshold;
+	bool		have_params;
+	MinhashParams params;
+	int64	   *keys;
+	/* output */
+	ReturnSetInfo *rsinfo;
+	DedupUnion *uf;
+	MemoryContext tmpcxt;
+	uint64		checked;
+	uint64		kept;
+} MinhashJob;
+
+/* a signature's parameters and slots; false if it is empty */
+static bool
+job_sig(MinhashJob *job, Datum d, MinhashParams *p, const uint8_t **slots)
+{
+	struct varlena *v = (struct varlena *) DatumGetPointer(d);
+	const char *problem;
+	bool		empty;
+
+	problem = minhash_read_header((const uint8_t *) VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v),
+								  p, &empty);
+	if (problem)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("invalid minhash signature: %s", problem)));
+	*slots = (const uint8_t *) VARDATA_ANY(v) + MINHASH_HEADER_SIZE;
+	return !empty;
+}
+
+static void
+minhash_row(void *arg, uint64 row, Datum id, bool value_isnull, Datum value)
+{
+	MinhashJob *job = (MinhashJob *) arg;
+	MinhashParams p;
+	const uint8_t *slots;
+	struct varlena *v;
+
+	dedup_ids_append(job->st.ids, id);
+	if (value_isnull)
+	{
+		/* a placeholder, so that signatures are found by row number */
+		bytea	   *none = palloc(VARHDRSZ);
+
+		SET_VARSIZE(none, VARHDRSZ);
+		dedup_ids_append(job->sigs, PointerGetDatum(none));
+		return;
+	}
+	v = PG_DETOAST_DATUM_PACKED(value);
+	dedup_ids_append(job->sigs, PointerGetDatum(v));
+	if (!job_sig(job, PointerGetDatum(v), &p, &slots))
+		return;					/* empty: similar to nothing */
+	if (!job->have_params)
+	{
+		if (job->bands > p.permutations)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: bands (%d) must not exceed the signatures' permutations (%d)",
+							job->st.in->fname, job->bands, p.permutations)));
+		job->params = p;
+		job->have_params = true;
+		job->rows = p.permutations / job->bands;
+		job->keys = MemoryContextAlloc(GetMemoryChunkContext(job->sigs),
+									   sizeof(int64) * job->bands);
+	}
+	else if (!minhash_params_equal(&p, &job->params))
+	{
+		char		da[160],
+					db[160];
+
+		minhash_format_params(da, sizeof(da), &job->params);
+		minhash_format_params(db, sizeof(db), &p);
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: the signatures of column \"%s\" have different parameters",
+						job->st.in->fname, job->st.in->hash_column),
+				 errdetail("One has %s, another %s.", da, db)));
+	}
+	minhash_band_keys(slots, job->bands, job->rows, job->keys);
+	for (int b = 0; b < job->bands; b++)
+		pair_sort_put(&job->st.keys, job->keys[b], (int64) row);
+	job->st.nkeys += job->bands;
+}
+
+/* the estimate of two rows' signatures */
+static double
+job_estimate(MinhashJob *job, uint64 ra, uint64 rb)
+{
+	MinhashParams pa,
+				pb;
+	const uint8_t *sa,
+			   *sb;
+	Datum		a = dedup_ids_fetch(job->sigs, ra),
+				b = dedup_ids_fetch(job->sigs, rb);
+
+	job->checked++;
+	if (!job_sig(job, a, &pa, &sa) || !job_sig(job, b, &pb, &sb))
+		return 0.0;
+	return (double) minhash_equal_slots(sa, sb, pa.permutations) / pa.permutations;
+}
+
+static void
+minhash_emit_pair(void *arg, uint64 ra, uint64 rb, int shared)
+{
+	MinhashJob *job = (MinhashJob *) arg;
+	MemoryContext old = MemoryContextSwitchTo(job->tmpcxt);
+	double		est = job_estimate(job, ra, rb);
+
+	if (est >= job->threshold)
+	{
+		Datum		values[3];
+		bool		nulls[3] = {false, false, false};
+		Datum		a = dedup_ids_fetch(job->st.ids, ra),
+					b = dedup_ids_fetch(job->st.ids, rb);
+
+		job->kept++;
+		if (dedup_id_compare(job->st.in, a, b) > 0)
+		{
+			Datum		t = a;
+
+			a = b;
+			b = t;
+		}
+		values[0] = a;
+		values[1] = b;
+		values[2] = Float8GetDatum(est);
+		tuplestore_putvalues(job->rsinfo->setResult, job->rsinfo->setDesc, values, nulls);
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(job->tmpcxt);
+}
+
+static void
+minhash_union_pair(void *arg, uint64 ra, uint64 rb, int shared)
+{
+	MinhashJob *job = (MinhashJob *) arg;
+	MemoryContext old = MemoryContextSwitchTo(job->tmpcxt);
+
+	if (job_estimate(job, ra, rb) >= job->threshold)
+	{
+		job->kept++;
+		dedup_union_pair(job->uf, ra, rb);
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(job->tmpcxt);
+}
+
+/* arguments: relation, id_column, sig_column, [id_type], threshold, bands, max_key_rows */
+static Datum
+minhash_job(FunctionCallInfo fcinfo, bool groups, int id_type_arg, int threshold_arg)
+{
+	const char *fname = groups ? "minhash_groups" : "minhash_pairs";
+	DedupInput	in;
+	MinhashJob	job;
+	DedupProgress progress;
+	MemoryContext jobcxt,
+				old;
+	int			max_key_rows,
+				sort_kb;
+	uint64		nrows;
+
+	dedup_input_init_columns(&in, fcinfo, fname, id_type_arg, "sig_column",
+							 dedup_extension_type(fcinfo, "minhash_signature"),
+							 "Compute signatures into a minhash_signature column, for example with minhash(text).");
+	if (PG_ARGISNULL(threshold_arg))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s: threshold must not be NULL", fname)));
+	memset(&job, 0, sizeof(job));
+	job.threshold = PG_GETARG_FLOAT8(threshold_arg);
+	if (!(job.threshold > 0.0 && job.threshold <= 1.0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: threshold must be in (0, 1], not %g", fname, job.threshold)));
+	job.bands = int_arg(fcinfo, threshold_arg + 1, "bands", fname, 1);
+	max_key_rows = int_arg(fcinfo, threshold_arg + 2, "max_key_rows", fname, 2);
+	if (max_key_rows > 1000000)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: max_key_rows must be at most 1000000, not %d", fname, max_key_rows)));
+	InitMaterializedSRF(fcinfo, 0);
+	job.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	jobcxt = AllocSetContextCreate(CurrentMemoryContext, "minhash job", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(jobcxt);
+	dedup_progress_start(&progress, fname);
+	job.st.in = &in;
+	job.st.ids = dedup_ids_create(in.id_type);
+	job.sigs = dedup_ids_create(dedup_extension_type(fcinfo, "minhash_signature"));
+	job.tmpcxt = AllocSetContextCreate(jobcxt, "minhash job batch", ALLOCSET_DEFAULT_SIZES);
+	sort_kb = Max((int) (in.budget / 4 / 1024), 64);
+	pair_sort_begin(&job.st.keys, sort_kb);
+
+	nrows = dedup_read(&in, minhash_row, &job);
+
+	if (!groups)
+		keys_run(&job.st, 1, max_key_rows, sort_kb, NULL, minhash_emit_pair, &job, &progress);
+	else
+	{
+		Size		ufb = dedup_union_bytes(nrows);
+
+		if (ufb > in.budget / 2)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("%s: maintenance_work_mem is too small for " UINT64_FORMAT " rows", fname, nrows),
+					 errdetail("Groups keep 4 bytes per row, %zu kB in all, besides the sorts.", ufb / 1024 + 1),
+					 errhint("Raise maintenance_work_mem to at least %zu kB.", 2 * (ufb / 1024 + 1))));
+		job.uf = dedup_union_create(nrows);
+		keys_run(&job.st, 1, max_key_rows, sort_kb, NULL, minhash_union_pair, &job, &progress);
+		dedup_union_output(job.uf, &in, job.st.ids, job.rsinfo, in.budget - ufb);
+	}
+	dedup_progress(&progress, "checked " UINT64_FORMAT " candidate pairs, kept " UINT64_FORMAT,
+				   job.checked, job.kept);
+	ExecDropSingleTupleTableSlot(job.st.keys.put);
+	ExecDropSingleTupleTableSlot(job.st.keys.get);
+	dedup_ids_close(job.st.ids);
+	dedup_ids_close(job.sigs);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(jobcxt);
+	return (Datum) 0;
+}
+
+/* minhash_pairs(relation, id_column, sig_column, threshold, bands, max_key_rows) */
+Datum
+minhash_pairs(PG_FUNCTION_ARGS)
+{
+	return minhash_job(fcinfo, false, -1, 3);
+}
+
+/* minhash_pairs(relation, id_column, sig_column, id_type, threshold, bands, max_key_rows) */
+Datum
+minhash_pairs_typed(PG_FUNCTION_ARGS)
+{
+	return minhash_job(fcinfo, false, 3, 4);
+}
+
+/* minhash_groups(relation, id_column, sig_column, threshold, bands, max_key_rows) */
+Datum
+minhash_groups(PG_FUNCTION_ARGS)
+{
+	return minhash_job(fcinfo, true, -1, 3);
+}
+
+/* minhash_groups(relation, id_column, sig_column, id_type, threshold, bands, max_key_rows) */
+Datum
+minhash_groups_typed(PG_FUNCTION_ARGS)
+{
+	return minhash_job(fcinfo, true, 3, 4);
 }

@@ -69,14 +69,14 @@ dedup_progress(DedupProgress *p, const char *fmt,...)
 	ereport(NOTICE, (errmsg("%s: %s", p->fname, buf)));
 }
 
-/* the simhash64 type: the one in this function's schema */
-static Oid
-simhash64_type(FunctionCallInfo fcinfo)
+/* a type of this extension: the one of that name in this function's schema */
+Oid
+dedup_extension_type(FunctionCallInfo fcinfo, const char *name)
 {
 	Oid			nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
 
 	return GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-						   CStringGetDatum("simhash64"), ObjectIdGetDatum(nsp));
+						   CStringGetDatum(name), ObjectIdGetDatum(nsp));
 }
 
 static char *
@@ -188,7 +188,7 @@ dedup_input_init(DedupInput *in, FunctionCallInfo fcinfo, const char *fname,
 				blocks;
 
 	dedup_input_init_columns(in, fcinfo, fname, id_type_arg, "hash_column",
-							 simhash64_type(fcinfo),
+							 dedup_extension_type(fcinfo, "simhash64"),
 							 "Compute fingerprints into a simhash64 column, for example with simhash(text).");
 	if (PG_ARGISNULL(max_distance_arg))
 		ereport(ERROR,
