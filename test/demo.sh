@@ -45,7 +45,7 @@ WHERE p.distance BETWEEN 1 AND 3
 ORDER BY bits, doc_a, doc_b
 LIMIT 30;
 
-\echo 'Groups (leader linkage: each document within 3 bits of its group''s first document):'
+\echo 'Groups (leader linkage: each document within 3 bits of its group''s leader, the least id):'
 CREATE TEMP TABLE groups AS SELECT * FROM simhash_groups('docs', 'id', 'h', 3, 'leader');
 SELECT count(*) AS documents, count(DISTINCT group_id) AS groups,
        count(*) - count(DISTINCT group_id) AS duplicates_to_drop
