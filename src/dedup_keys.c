@@ -290,6 +290,33 @@ int_arg(FunctionCallInfo fcinfo, int arg, const char *name, const char *fname, i
 	return v;
 }
 
+/* max_key_rows at argument arg: 2 .. 1,000,000 */
+static int
+max_key_rows_arg(FunctionCallInfo fcinfo, int arg, const char *fname)
+{
+	int			v = int_arg(fcinfo, arg, "max_key_rows", fname, 2);
+
+	if (v > 1000000)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: max_key_rows must be at most 1000000, not %d", fname, v)));
+	return v;
+}
+
+/* a union-find for nrows rows, if it fits in half of the budget */
+static DedupUnion *
+keys_union_create(DedupInput *in, uint64 nrows, Size *bytes)
+{
+	*bytes = dedup_union_bytes(nrows);
+	if (*bytes > in->budget / 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s: maintenance_work_mem is too small for " UINT64_FORMAT " rows", in->fname, nrows),
+				 errdetail("Groups keep 4 bytes per row, %zu kB in all, besides the sorts.", *bytes / 1024 + 1),
+				 errhint("Raise maintenance_work_mem to at least %zu kB.", 2 * (*bytes / 1024 + 1))));
+	return dedup_union_create(nrows);
+}
+
 /* arguments: relation, id_column, keys_column, [id_type], min_shared, max_key_rows */
 static Datum
 key_job(FunctionCallInfo fcinfo, bool groups, int id_type_arg, int min_shared_arg)
@@ -310,11 +337,7 @@ key_job(FunctionCallInfo fcinfo, bool groups, int id_type_arg, int min_shared_ar
 							 INT8ARRAYOID,
 							 "Keys are bigint[], for example sentence_hashes(body) or minhash_bands(sig, 32).");
 	min_shared = int_arg(fcinfo, min_shared_arg, "min_shared", fname, 1);
-	max_key_rows = int_arg(fcinfo, min_shared_arg + 1, "max_key_rows", fname, 2);
-	if (max_key_rows > 1000000)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: max_key_rows must be at most 1000000, not %d", fname, max_key_rows)));
+	max_key_rows = max_key_rows_arg(fcinfo, min_shared_arg + 1, fname);
 	InitMaterializedSRF(fcinfo, 0);
 	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 
@@ -340,16 +363,9 @@ key_job(FunctionCallInfo fcinfo, bool groups, int id_type_arg, int min_shared_ar
 	}
 	else
 	{
-		Size		ufb = dedup_union_bytes(nrows);
-		DedupUnion *uf;
+		Size		ufb;
+		DedupUnion *uf = keys_union_create(&in, nrows, &ufb);
 
-		if (ufb > in.budget / 2)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("%s: maintenance_work_mem is too small for " UINT64_FORMAT " rows", fname, nrows),
-					 errdetail("Groups keep 4 bytes per row, %zu kB in all, besides the sorts.", ufb / 1024 + 1),
-					 errhint("Raise maintenance_work_mem to at least %zu kB.", 2 * (ufb / 1024 + 1))));
-		uf = dedup_union_create(nrows);
 		keys_run(&st, min_shared, max_key_rows, sort_kb, uf, union_key_pair, uf, &progress);
 		dedup_union_output(uf, &in, st.ids, rsinfo, in.budget - ufb);
 	}
@@ -572,11 +588,7 @@ minhash_job(FunctionCallInfo fcinfo, bool groups, int id_type_arg, int threshold
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s: threshold must be in (0, 1], not %g", fname, job.threshold)));
 	job.bands = int_arg(fcinfo, threshold_arg + 1, "bands", fname, 1);
-	max_key_rows = int_arg(fcinfo, threshold_arg + 2, "max_key_rows", fname, 2);
-	if (max_key_rows > 1000000)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: max_key_rows must be at most 1000000, not %d", fname, max_key_rows)));
+	max_key_rows = max_key_rows_arg(fcinfo, threshold_arg + 2, fname);
 	InitMaterializedSRF(fcinfo, 0);
 	job.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 
@@ -596,15 +608,9 @@ minhash_job(FunctionCallInfo fcinfo, bool groups, int id_type_arg, int threshold
 		keys_run(&job.st, 1, max_key_rows, sort_kb, NULL, minhash_emit_pair, &job, &progress);
 	else
 	{
-		Size		ufb = dedup_union_bytes(nrows);
+		Size		ufb;
 
-		if (ufb > in.budget / 2)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("%s: maintenance_work_mem is too small for " UINT64_FORMAT " rows", fname, nrows),
-					 errdetail("Groups keep 4 bytes per row, %zu kB in all, besides the sorts.", ufb / 1024 + 1),
-					 errhint("Raise maintenance_work_mem to at least %zu kB.", 2 * (ufb / 1024 + 1))));
-		job.uf = dedup_union_create(nrows);
+		job.uf = keys_union_create(&in, nrows, &ufb);
 		keys_run(&job.st, 1, max_key_rows, sort_kb, NULL, minhash_union_pair, &job, &progress);
 		dedup_union_output(job.uf, &in, job.st.ids, job.rsinfo, in.budget - ufb);
 	}
