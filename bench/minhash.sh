@@ -58,39 +58,11 @@ start_cluster "shared_buffers = '2GB'" "max_parallel_workers_per_gather = 0" "ji
 sql() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 
 step "1. throughput over bench/data/corpus_big.csv"
-sql <<SQL
-CREATE EXTENSION simhash;
-CREATE TABLE t (id int, lang text, body text);
-\copy t FROM '$SIMHASH_ROOT/bench/data/corpus_big.csv' WITH (FORMAT csv, HEADER)
-VACUUM ANALYZE t;
-SQL
-sql <<'SQL'
-CREATE FUNCTION best_ms(q text, reps int DEFAULT 3) RETURNS float8 LANGUAGE plpgsql AS $$
-DECLARE t0 timestamptz; best float8 := 1e30;
-BEGIN
-	EXECUTE q;	-- warm-up
-	FOR i IN 1..reps LOOP
-		t0 := clock_timestamp();
-		EXECUTE q;
-		best := least(best, extract(epoch FROM clock_timestamp() - t0) * 1000);
-	END LOOP;
-	RETURN best;
-END $$;
-SELECT count(*) AS documents, round(sum(octet_length(body)) / 1e6, 1) AS mb,
-       round(avg(octet_length(body))) AS avg_bytes FROM t;
-CREATE TEMP TABLE r AS
-SELECT f, lang, mb, ms, ms / md5_ms AS ratio FROM
-	(SELECT lang, sum(octet_length(body)) / 1e6 AS mb FROM t GROUP BY ROLLUP (lang)) l,
-	LATERAL (SELECT best_ms(format('SELECT count(md5(body)) FROM t WHERE %s', CASE WHEN lang IS NULL THEN 'true' ELSE format('lang = %L', lang) END)) AS md5_ms) m,
-	LATERAL (VALUES ('md5(body)'), ('length(body)'),
-	                ('minhash(body)'), ('minhash(body, 5)'), ('minhash(body, 5, ''term'')'),
-	                ('minhash(body, 9, ''char'', 256)'), ('simhash(body)')) v(f),
-	LATERAL (SELECT best_ms(format('SELECT count(%s) FROM t WHERE %s', f, CASE WHEN lang IS NULL THEN 'true' ELSE format('lang = %L', lang) END)) AS ms) s;
-SELECT f AS function, coalesce(lang, 'all') AS lang, round(ms) AS ms,
-       round(mb / (ms / 1000)) AS mb_per_s, round(ratio::numeric, 2) AS ratio_to_md5
-FROM r ORDER BY lang NULLS FIRST, ratio;
-DROP TABLE t;
-SQL
+source bench/throughput.sh
+corpus_table
+throughput 'md5(body)' 'length(body)' 'minhash(body)' 'minhash(body, 5)' \
+	"minhash(body, 5, 'term')" "minhash(body, 9, 'char', 256)" 'simhash(body)'
+sql -c 'DROP TABLE t'
 
 step "2. generating $N synthetic texts"
 WORK=$SIMHASH_TMP/bench

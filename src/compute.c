@@ -244,9 +244,12 @@ simhash_check_window(int32 window)
 						SIMHASH_MAX_WINDOW, window)));
 }
 
-/* The text as UTF-8 (converted when the database encoding needs it). */
-static void
-text_utf8(text *t, const char **data, size_t *len)
+/*
+ * The text as UTF-8 (converted when the database encoding needs it; then
+ * *data is palloc'd, else it points into t).
+ */
+void
+simhash_text_utf8(text *t, const char **data, size_t *len)
 {
 	const char *src = VARDATA_ANY(t);
 	int			srclen = VARSIZE_ANY_EXHDR(t);
@@ -265,10 +268,26 @@ text_utf8(text *t, const char **data, size_t *len)
  * The text as UTF-8, and a buffer for its normalised form.  Large texts
  * need a "huge" allocation: the buffer is twice the input.
  */
+/* UTF-8 bytes (a token, a shingle) as a text in the database encoding. */
+text *
+simhash_utf8_text(const char *utf8, size_t len)
+{
+	char	   *s;
+	text	   *result;
+
+	if (!needs_utf8_conversion())
+		return cstring_to_text_with_len(utf8, len);
+	s = pg_any_to_server(utf8, len, PG_UTF8);
+	result = cstring_to_text_with_len(s, strlen(s));
+	if (s != utf8)
+		pfree(s);
+	return result;
+}
+
 void
 simhash_text_prepare(text *t, const char **data, size_t *len, char **buf)
 {
-	text_utf8(t, data, len);
+	simhash_text_utf8(t, data, len);
 	*buf = MemoryContextAllocHuge(CurrentMemoryContext,
 								  simhash_tokenizer_bufsize(*len));
 }
@@ -324,7 +343,7 @@ simhash_text(PG_FUNCTION_ARGS)
 	MemoryContext oldcxt;
 
 	simhash_check_window(window);
-	text_utf8(t, &data, &len);
+	simhash_text_utf8(t, &data, &len);
 
 	oldcxt = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
 	if (st == NULL)

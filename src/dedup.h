@@ -84,6 +84,13 @@ dedup_id_compare(DedupInput *in, Datum a, Datum b)
 }
 
 /*
+ * Put (least id, other id, third) into the result: the pairs' output of
+ * every pair job.
+ */
+extern void dedup_put_pair(DedupInput *in, ReturnSetInfo *rsinfo, Datum a,
+						   Datum b, Datum third);
+
+/*
  * Called for every row read, numbered from 0 in reading order: its id
  * (never NULL: a NULL id is an error) and value (e.g. its fingerprint).
  * Runs in a memory context reset after each row.

@@ -113,6 +113,23 @@ typedef struct KeysState
 	uint64		nkeys;
 } KeysState;
 
+/*
+ * Start a keys job: the ids file and the (key, row) sort, which gets a
+ * quarter of maintenance_work_mem (as does the pairs' sort); returns that
+ * in kB.
+ */
+static int
+keys_begin(KeysState *st, DedupInput *in)
+{
+	int			sort_kb = Max((int) (in->budget / 4 / 1024), 64);
+
+	memset(st, 0, sizeof(*st));
+	st->in = in;
+	st->ids = dedup_ids_create(in->id_type);
+	pair_sort_begin(&st->keys, sort_kb);
+	return sort_kb;
+}
+
 static void
 keys_row(void *arg, uint64 row, Datum id, bool value_isnull, Datum value)
 {
@@ -195,8 +212,7 @@ keys_run(KeysState *st, int min_shared, int max_key_rows, int work_mem_kb,
 			run[nrun] = row;
 		nrun = Min(nrun + 1, max_key_rows + 1);
 	} while (true);
-	tuplesort_end(st->keys.sort);
-	st->keys.sort = NULL;
+	pair_sort_end(&st->keys);
 	pfree(run);
 	if (skipped > 0)
 		ereport(NOTICE,
@@ -246,22 +262,9 @@ emit_key_pair(void *arg, uint64 ra, uint64 rb, int shared)
 {
 	KeyPairsOut *o = (KeyPairsOut *) arg;
 	MemoryContext old = MemoryContextSwitchTo(o->tmpcxt);
-	Datum		values[3];
-	bool		nulls[3] = {false, false, false};
-	Datum		a = dedup_ids_fetch(o->st->ids, ra),
-				b = dedup_ids_fetch(o->st->ids, rb);
 
-	if (dedup_id_compare(o->st->in, a, b) > 0)
-	{
-		Datum		t = a;
-
-		a = b;
-		b = t;
-	}
-	values[0] = a;
-	values[1] = b;
-	values[2] = Int32GetDatum(shared);
-	tuplestore_putvalues(o->rsinfo->setResult, o->rsinfo->setDesc, values, nulls);
+	dedup_put_pair(o->st->in, o->rsinfo, dedup_ids_fetch(o->st->ids, ra),
+				   dedup_ids_fetch(o->st->ids, rb), Int32GetDatum(shared));
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(o->tmpcxt);
 }
@@ -344,11 +347,7 @@ key_job(FunctionCallInfo fcinfo, bool groups, int id_type_arg, int min_shared_ar
 	jobcxt = AllocSetContextCreate(CurrentMemoryContext, "shared key job", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(jobcxt);
 	dedup_progress_start(&progress, fname);
-	memset(&st, 0, sizeof(st));
-	st.in = &in;
-	st.ids = dedup_ids_create(in.id_type);
-	sort_kb = Max((int) (in.budget / 4 / 1024), 64);
-	pair_sort_begin(&st.keys, sort_kb);
+	sort_kb = keys_begin(&st, &in);
 
 	nrows = dedup_read(&in, keys_row, &st);
 
@@ -369,8 +368,6 @@ key_job(FunctionCallInfo fcinfo, bool groups, int id_type_arg, int min_shared_ar
 		keys_run(&st, min_shared, max_key_rows, sort_kb, uf, union_key_pair, uf, &progress);
 		dedup_union_output(uf, &in, st.ids, rsinfo, in.budget - ufb);
 	}
-	ExecDropSingleTupleTableSlot(st.keys.put);
-	ExecDropSingleTupleTableSlot(st.keys.get);
 	dedup_ids_close(st.ids);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(jobcxt);
@@ -523,23 +520,9 @@ minhash_emit_pair(void *arg, uint64 ra, uint64 rb, int shared)
 
 	if (est >= job->threshold)
 	{
-		Datum		values[3];
-		bool		nulls[3] = {false, false, false};
-		Datum		a = dedup_ids_fetch(job->st.ids, ra),
-					b = dedup_ids_fetch(job->st.ids, rb);
-
 		job->kept++;
-		if (dedup_id_compare(job->st.in, a, b) > 0)
-		{
-			Datum		t = a;
-
-			a = b;
-			b = t;
-		}
-		values[0] = a;
-		values[1] = b;
-		values[2] = Float8GetDatum(est);
-		tuplestore_putvalues(job->rsinfo->setResult, job->rsinfo->setDesc, values, nulls);
+		dedup_put_pair(job->st.in, job->rsinfo, dedup_ids_fetch(job->st.ids, ra),
+					   dedup_ids_fetch(job->st.ids, rb), Float8GetDatum(est));
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(job->tmpcxt);
@@ -595,12 +578,9 @@ minhash_job(FunctionCallInfo fcinfo, bool groups, int id_type_arg, int threshold
 	jobcxt = AllocSetContextCreate(CurrentMemoryContext, "minhash job", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(jobcxt);
 	dedup_progress_start(&progress, fname);
-	job.st.in = &in;
-	job.st.ids = dedup_ids_create(in.id_type);
+	sort_kb = keys_begin(&job.st, &in);
 	job.sigs = dedup_ids_create(dedup_extension_type(fcinfo, "minhash_signature"));
 	job.tmpcxt = AllocSetContextCreate(jobcxt, "minhash job batch", ALLOCSET_DEFAULT_SIZES);
-	sort_kb = Max((int) (in.budget / 4 / 1024), 64);
-	pair_sort_begin(&job.st.keys, sort_kb);
 
 	nrows = dedup_read(&in, minhash_row, &job);
 
@@ -616,8 +596,6 @@ minhash_job(FunctionCallInfo fcinfo, bool groups, int id_type_arg, int threshold
 	}
 	dedup_progress(&progress, "checked " UINT64_FORMAT " candidate pairs, kept " UINT64_FORMAT,
 				   job.checked, job.kept);
-	ExecDropSingleTupleTableSlot(job.st.keys.put);
-	ExecDropSingleTupleTableSlot(job.st.keys.get);
 	dedup_ids_close(job.st.ids);
 	dedup_ids_close(job.sigs);
 	MemoryContextSwitchTo(old);

@@ -51,35 +51,18 @@ pairs_emit(void *arg, const SimhashRowPair *pairs, size_t n)
 {
 	PairsState *st = (PairsState *) arg;
 	MemoryContext old = MemoryContextSwitchTo(st->tmpcxt);
-	Datum		values[3];
-	bool		nulls[3] = {false, false, false};
 
 	for (size_t i = 0; i < n; i++)
 	{
-		Datum		a,
-					b;
+		Datum		a = (Datum) pairs[i].a,
+					b = (Datum) pairs[i].b;
 
-		if (st->ids == NULL)
-		{
-			a = (Datum) pairs[i].a;
-			b = (Datum) pairs[i].b;
-		}
-		else
+		if (st->ids != NULL)
 		{
 			a = dedup_ids_fetch(st->ids, pairs[i].a);
 			b = dedup_ids_fetch(st->ids, pairs[i].b);
 		}
-		if (dedup_id_compare(st->in, a, b) > 0)
-		{
-			Datum		t = a;
-
-			a = b;
-			b = t;
-		}
-		values[0] = a;
-		values[1] = b;
-		values[2] = Int32GetDatum(pairs[i].distance);
-		tuplestore_putvalues(st->rsinfo->setResult, st->rsinfo->setDesc, values, nulls);
+		dedup_put_pair(st->in, st->rsinfo, a, b, Int32GetDatum(pairs[i].distance));
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(st->tmpcxt);

@@ -198,12 +198,23 @@ dedup_input_init(DedupInput *in, FunctionCallInfo fcinfo, const char *fname,
 	max_distance = PG_GETARG_INT32(max_distance_arg);
 
 	/* blocks: NULL chooses max_distance + 2, usually the fastest */
-	if (max_distance < 0)
-		simhash_check_blocks(max_distance + 2, max_distance);	/* reports it */
-	blocks = PG_ARGISNULL(blocks_arg) ? Min(max_distance + 2, 64) : PG_GETARG_INT32(blocks_arg);
+	blocks = PG_ARGISNULL(blocks_arg) ? Max(Min(max_distance + 2, 64), 1) : PG_GETARG_INT32(blocks_arg);
 	simhash_check_blocks(blocks, max_distance);
 	if (!simhash_blocks_init(&in->blocks, blocks, max_distance))
 		elog(ERROR, "invalid simhash block configuration");
+}
+
+void
+dedup_put_pair(DedupInput *in, ReturnSetInfo *rsinfo, Datum a, Datum b, Datum third)
+{
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
+	bool		swap = dedup_id_compare(in, a, b) > 0;
+
+	values[0] = swap ? b : a;
+	values[1] = swap ? a : b;
+	values[2] = third;
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
 /* ---- the read ---- */

@@ -297,47 +297,15 @@ minhash_shared_bands(const uint8_t *a, const uint8_t *b, int bands, int rows)
 
 /*
  * Length of the UTF-8 unit at p (n > 0 bytes available): a character, or
- * 1 for a byte that does not start a valid sequence.  The same rules as
- * tokenizer.c's decoder, so that units line up with what it skips.
+ * 1 for a byte that does not start a valid sequence: the tokenizer's
+ * decoder, so that units line up with what it skips.
  */
 static inline size_t
 unit_length(const unsigned char *p, size_t n)
 {
-	unsigned char b = p[0];
-	size_t		len;
-	uint32_t	c;
+	uint32_t	cp;
 
-	if (b < 0x80)
-		return 1;
-	if (b >= 0xC2 && b <= 0xDF)
-	{
-		len = 2;
-		c = b & 0x1F;
-	}
-	else if (b >= 0xE0 && b <= 0xEF)
-	{
-		len = 3;
-		c = b & 0x0F;
-	}
-	else if (b >= 0xF0 && b <= 0xF4)
-	{
-		len = 4;
-		c = b & 0x07;
-	}
-	else
-		return 1;
-	if (len > n)
-		return 1;
-	for (size_t i = 1; i < len; i++)
-	{
-		if ((p[i] & 0xC0) != 0x80)
-			return 1;
-		c = (c << 6) | (p[i] & 0x3F);
-	}
-	if ((len == 3 && (c < 0x800 || (c >= 0xD800 && c <= 0xDFFF))) ||
-		(len == 4 && (c < 0x10000 || c > 0x10FFFF)))
-		return 1;
-	return len;
+	return simhash_utf8_decode(p, n, &cp);
 }
 
 /* units (characters or invalid bytes) in p[0 .. n) */

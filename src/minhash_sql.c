@@ -14,7 +14,6 @@
 #include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "libpq/pqformat.h"
-#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -397,44 +396,6 @@ minhash_signature_recv(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(sig_build(&params, empty, slots));
 }
 
-/* ---- text in the database encoding as UTF-8 ---- */
-
-/*
- * Shingles are hashed over UTF-8 bytes whatever the database encoding; in
- * SQL_ASCII databases the bytes are taken as they are.
- */
-static void
-text_as_utf8(const char *src, size_t srclen, const char **data, size_t *len)
-{
-	int			enc = GetDatabaseEncoding();
-
-	*data = src;
-	*len = srclen;
-	if (enc != PG_UTF8 && enc != PG_SQL_ASCII)
-	{
-		*data = pg_server_to_any(src, (int) srclen, PG_UTF8);
-		if (*data != src)
-			*len = strlen(*data);
-	}
-}
-
-/* A UTF-8 string as a text in the database encoding. */
-static text *
-utf8_to_text(const char *utf8, size_t len)
-{
-	int			enc = GetDatabaseEncoding();
-	char	   *s;
-	text	   *result;
-
-	if (enc == PG_UTF8 || enc == PG_SQL_ASCII)
-		return cstring_to_text_with_len(utf8, len);
-	s = pg_any_to_server(utf8, len, PG_UTF8);
-	result = cstring_to_text_with_len(s, strlen(s));
-	if (s != utf8)
-		pfree(s);
-	return result;
-}
-
 /* ---- minhash(text, ...) ---- */
 
 /*
@@ -509,7 +470,7 @@ minhash_text(PG_FUNCTION_ARGS)
 	check_permutations(params.permutations);
 	params.seed = PG_GETARG_INT64(4);
 
-	text_as_utf8(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), &data, &len);
+	simhash_text_utf8(t, &data, &len);
 	st = text_state(fcinfo, len);
 	minhash_shingler_init(&shingler, params.n_gram_type, params.n_gram,
 						  (uint64) params.seed, data, len, st->buf, st->ring);
@@ -533,7 +494,7 @@ element_hash(Datum d, uint64 seed)
 	size_t		len;
 	uint64		h;
 
-	text_as_utf8(VARDATA_ANY(e), VARSIZE_ANY_EXHDR(e), &data, &len);
+	simhash_text_utf8(e, &data, &len);
 	h = minhash_hash(data, len, seed);
 	if (data != VARDATA_ANY(e))
 		pfree((void *) data);
@@ -638,7 +599,7 @@ text_shingle_set(text *t, int type, int n_gram, HashSet *set)
 	uint64		batch[BATCH];
 	size_t		n;
 
-	text_as_utf8(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), &data, &len);
+	simhash_text_utf8(t, &data, &len);
 	buf = MemoryContextAllocHuge(CurrentMemoryContext, minhash_bufsize(len));
 	set->h = NULL;
 	set->n = set->cap = 0;
@@ -750,7 +711,7 @@ minhash_shingles(PG_FUNCTION_ARGS)
 
 	check_n_gram(n_gram);
 	type = parse_n_gram_type(PG_GETARG_TEXT_PP(2));
-	text_as_utf8(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), &data, &len);
+	simhash_text_utf8(t, &data, &len);
 	buf = MemoryContextAllocHuge(CurrentMemoryContext, minhash_bufsize(len));
 	ring = palloc(sizeof(size_t) * n_gram);
 	minhash_shingler_init(&shingler, type, n_gram, 0, data, len, buf, ring);
@@ -760,7 +721,7 @@ minhash_shingles(PG_FUNCTION_ARGS)
 
 		for (size_t i = 0; i < n; i++)
 			astate = accumArrayResult(astate,
-									  PointerGetDatum(utf8_to_text(s + spans[2 * i], spans[2 * i + 1])),
+									  PointerGetDatum(simhash_utf8_text(s + spans[2 * i], spans[2 * i + 1])),
 									  false, TEXTOID, CurrentMemoryContext);
 		CHECK_FOR_INTERRUPTS();
 	}

@@ -8,7 +8,6 @@
 #include "simhash.h"
 
 #include "catalog/pg_type.h"
-#include "mb/pg_wchar.h"
 #include "utils/array.h"
 #include "utils/memutils.h"
 
@@ -46,13 +45,10 @@ sentence_hashes(PG_FUNCTION_ARGS)
 	int32		n = PG_GETARG_INT32(1);
 	int32		min_length = PG_GETARG_INT32(2);
 	SentenceWork *w = (SentenceWork *) fcinfo->flinfo->fn_extra;
-	const char *src = VARDATA_ANY(t);
-	int			srclen = VARSIZE_ANY_EXHDR(t);
-	const char *data = src;
-	size_t		len = srclen;
+	const char *data;
+	size_t		len;
 	const int64_t *hashes;
 	size_t		count;
-	int			enc = GetDatabaseEncoding();
 	ArrayType  *result;
 
 	if (n < 1)
@@ -66,13 +62,7 @@ sentence_hashes(PG_FUNCTION_ARGS)
 				 errmsg("min_length must be at least 1, not %d", min_length),
 				 errdetail("Sentences are measured in letters and digits; an empty sentence is never a fingerprint.")));
 
-	/* hashed over UTF-8 whatever the database encoding (see compute.c) */
-	if (enc != PG_UTF8 && enc != PG_SQL_ASCII)
-	{
-		data = pg_server_to_any(src, srclen, PG_UTF8);
-		if (data != src)
-			len = strlen(data);
-	}
+	simhash_text_utf8(t, &data, &len);
 
 	if (w == NULL)
 	{
@@ -102,7 +92,7 @@ sentence_hashes(PG_FUNCTION_ARGS)
 
 	if (sentence_work_size(w) > SENTENCE_WORK_KEEP)
 		sentence_work_free(w);
-	if (data != src)
+	if (data != VARDATA_ANY(t))
 		pfree((char *) data);
 	PG_FREE_IF_COPY(t, 0);
 	PG_RETURN_ARRAYTYPE_P(result);

@@ -65,6 +65,14 @@ extern void simhash_check_array_dims(ArrayType *arr, const char *what);
 extern void *simhash_palloc0_huge(size_t size);
 extern void simhash_pfree(void *p);
 
+/*
+ * compute.c: a text as UTF-8 (features are hashed over UTF-8 whatever the
+ * database encoding; SQL_ASCII bytes are taken as they are), and UTF-8
+ * back to a text in the database encoding
+ */
+extern void simhash_text_utf8(text *t, const char **data, size_t *len);
+extern text *simhash_utf8_text(const char *utf8, size_t len);
+
 /* compute.c: window validation, and a text as UTF-8 with a tokenizer buffer */
 extern void simhash_check_window(int32 window);
 extern void simhash_text_prepare(text *t, const char **data, size_t *len,

@@ -10,7 +10,6 @@
 #include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "miscadmin.h"
-#include "mb/pg_wchar.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
@@ -21,23 +20,6 @@
 PG_FUNCTION_INFO_V1(simhash_tokens);
 PG_FUNCTION_INFO_V1(simhash_shingle);
 PG_FUNCTION_INFO_V1(simhash_features);
-
-/* A UTF-8 token as a text in the server encoding. */
-static text *
-token_to_text(const char *utf8, size_t len)
-{
-	int			enc = GetDatabaseEncoding();
-	char	   *s;
-	text	   *result;
-
-	if (enc == PG_UTF8 || enc == PG_SQL_ASCII)
-		return cstring_to_text_with_len(utf8, len);
-	s = pg_any_to_server(utf8, len, PG_UTF8);
-	result = cstring_to_text_with_len(s, strlen(s));
-	if (s != utf8)
-		pfree(s);
-	return result;
-}
 
 Datum
 simhash_tokens(PG_FUNCTION_ARGS)
@@ -57,7 +39,7 @@ simhash_tokens(PG_FUNCTION_ARGS)
 	while (simhash_tokenizer_next(&tok, &start, &toklen))
 	{
 		astate = accumArrayResult(astate,
-								  PointerGetDatum(token_to_text(buf + start, toklen)),
+								  PointerGetDatum(simhash_utf8_text(buf + start, toklen)),
 								  false, TEXTOID, CurrentMemoryContext);
 		if ((++n & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
@@ -223,7 +205,7 @@ simhash_features(PG_FUNCTION_ARGS)
 		Datum		values[3];
 		bool		nulls[3] = {false, false, false};
 
-		values[0] = PointerGetDatum(token_to_text(buf + spans[i].start, spans[i].len));
+		values[0] = PointerGetDatum(simhash_utf8_text(buf + spans[i].start, spans[i].len));
 		values[1] = Int32GetDatum((int32) spans[i].hash);
 		values[2] = Int32GetDatum((int32) simhash_tf_weight(spans[i].hash));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);

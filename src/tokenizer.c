@@ -134,59 +134,6 @@ swar_ascii_word(uint64_t x)
 	return swar_between(x, 'a', 'z') | swar_upper(x) | swar_between(x, '0', '9');
 }
 
-/*
- * Decode one UTF-8 character at p (n bytes available).  Returns its length,
- * and sets *cp to the code point, or to UINT32_MAX for an invalid byte
- * (overlong forms, surrogates, values above U+10FFFF, truncated sequences).
- */
-static inline __attribute__((always_inline)) size_t
-decode(const unsigned char *p, size_t n, uint32_t *cp)
-{
-	unsigned char b = p[0];
-	uint32_t	c;
-	size_t		len;
-
-	if (b < 0x80)
-	{
-		*cp = b;
-		return 1;
-	}
-	if (b >= 0xC2 && b <= 0xDF)
-	{
-		len = 2;
-		c = b & 0x1F;
-	}
-	else if (b >= 0xE0 && b <= 0xEF)
-	{
-		len = 3;
-		c = b & 0x0F;
-	}
-	else if (b >= 0xF0 && b <= 0xF4)
-	{
-		len = 4;
-		c = b & 0x07;
-	}
-	else
-		goto invalid;
-	if (len > n)
-		goto invalid;
-	for (size_t i = 1; i < len; i++)
-	{
-		if ((p[i] & 0xC0) != 0x80)
-			goto invalid;
-		c = (c << 6) | (p[i] & 0x3F);
-	}
-	if ((len == 3 && (c < 0x800 || (c >= 0xD800 && c <= 0xDFFF))) ||
-		(len == 4 && (c < 0x10000 || c > 0x10FFFF)))
-		goto invalid;
-	*cp = c;
-	return len;
-
-invalid:
-	*cp = UINT32_MAX;
-	return 1;
-}
-
 static inline size_t
 encode(uint32_t c, char *out)
 {
@@ -232,7 +179,7 @@ simhash_tokenizer_init(SimhashTokenizer *t, const char *in, size_t inlen,
 static inline __attribute__((always_inline)) size_t
 peek(const SimhashTokenizer *t, uint32_t *cp, int *cls)
 {
-	size_t		len = decode(t->in + t->pos, t->inlen - t->pos, cp);
+	size_t		len = simhash_utf8_decode(t->in + t->pos, t->inlen - t->pos, cp);
 	uint32_t	c = *cp;
 
 	if (c == UINT32_MAX)
