@@ -4,7 +4,12 @@
 
 EXTENSION = simhash
 MODULE_big = simhash
-DATA = sql/simhash--1.0.sql
+# Versions: 1.0 is frozen (tag v1.0); later changes go into upgrade scripts,
+# and the current version's install script is built from them (see the
+# header of sql/simhash--1.0--1.1.sql).
+EXTVERSION = 1.1
+DATA = sql/simhash--1.0.sql sql/simhash--1.0--1.1.sql
+DATA_built = sql/simhash--$(EXTVERSION).sql
 
 OBJS = \
 	src/simhash.o \
@@ -53,3 +58,9 @@ include $(PGXS)
 
 # PGXS does not track header dependencies here: rebuild on any header change
 $(OBJS): $(wildcard $(srcdir)/src/*.h)
+
+# The install script of the current version: 1.0, then each upgrade in order,
+# without the upgrade scripts' \echo guard lines.
+sql/simhash--1.1.sql: sql/simhash--1.0.sql sql/simhash--1.0--1.1.sql
+	{ cat $(srcdir)/sql/simhash--1.0.sql; \
+	  sed '/^\\echo /d' $(srcdir)/sql/simhash--1.0--1.1.sql; } > $@
