@@ -39,31 +39,141 @@ SELECT EXISTS (SELECT 1 FROM docs WHERE h = simhash('an entirely different text 
 DELETE FROM docs WHERE id = 5;
 SELECT count(*) FROM docs WHERE h <~> simhash('an entirely different text about databases and near duplicate detection') <= 6;
 
--- incremental: each new row joins the group of its nearest stored row
--- within 6 bits (a "leader" grouping that does not chain through bridges)
-ALTER TABLE docs ADD COLUMN group_id bigint;
--- existing rows: the smallest id within 6 bits (itself included)
-UPDATE docs d SET group_id = (SELECT min(x.id) FROM docs x WHERE x.h <~> d.h <= 6);
-CREATE FUNCTION docs_group() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-	NEW.h := simhash(NEW.body);
-	-- serialise concurrent inserts, so that two near-duplicates arriving
-	-- together cannot both miss each other
-	PERFORM pg_advisory_xact_lock('docs'::regclass::oid::bigint);
-	SELECT coalesce(d.group_id, d.id) INTO NEW.group_id
-	FROM docs d WHERE d.h <~> NEW.h <= 6
-	ORDER BY d.h <~> NEW.h, d.id LIMIT 1;
-	NEW.group_id := coalesce(NEW.group_id, NEW.id);
-	RETURN NEW;
-END $$;
-CREATE TRIGGER docs_group BEFORE INSERT ON docs FOR EACH ROW EXECUTE FUNCTION docs_group();
-INSERT INTO docs (id, body) VALUES
-	(7, 'The quick brown fox jumps over the lazy dog near the river bank, today.'),
-	(8, 'cooking pasta with garlic, olive oil and chili: something unrelated'),
-	(9, 'a brand new document about something else entirely, with no twin');
-SELECT id, group_id FROM docs ORDER BY id;
--- keep one row per group
-SELECT DISTINCT ON (group_id) group_id, id FROM docs ORDER BY group_id, id;
 RESET enable_seqscan;
 DROP TABLE docs;
-DROP FUNCTION docs_group;
+
+-- issue #17: the README's incremental "leader" recipe gives exactly the
+-- groups of simhash_groups(..., 'leader') under inserts (also with ids out
+-- of order), updates of the body and deletes; NULL bodies are groups of
+-- their own.  The recipe below is the README's, verbatim.
+CREATE TABLE docs (id bigint PRIMARY KEY, body text,
+                   h simhash64 GENERATED ALWAYS AS (simhash(body)) STORED);
+CREATE INDEX docs_h ON docs USING simhash (h);
+INSERT INTO docs (id, body) VALUES (1, 'seed row'), (2, NULL);
+ALTER TABLE docs ADD COLUMN group_id bigint;
+UPDATE docs d SET group_id = g.group_id
+FROM simhash_groups('docs', 'id', 'h', 3, 'leader') g WHERE d.id = g.id;
+
+-- regroup the rows from from_id on, in id order: each joins the nearest
+-- earlier leader within 3 bits (ties: the least id), or leads a new group
+CREATE FUNCTION docs_regroup(from_id bigint) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+	r record;
+	leader bigint;
+BEGIN
+	FOR r IN SELECT id, h, group_id FROM docs WHERE id >= from_id ORDER BY id LOOP
+		SELECT d.id INTO leader FROM docs d
+		WHERE d.h <~> r.h <= 3 AND d.id < r.id AND d.group_id = d.id
+		ORDER BY d.h <~> r.h, d.id LIMIT 1;
+		leader := coalesce(leader, r.id);
+		IF r.group_id IS DISTINCT FROM leader THEN
+			UPDATE docs SET group_id = leader WHERE id = r.id;
+		END IF;
+	END LOOP;
+END $$;
+
+CREATE FUNCTION docs_group() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+	from_id bigint;
+BEGIN
+	IF pg_trigger_depth() > 1 THEN
+		RETURN NULL;		-- docs_regroup's own updates
+	END IF;
+	-- one regrouping at a time, so that concurrent writers see each other
+	PERFORM pg_advisory_xact_lock('docs'::regclass::oid::bigint);
+	IF TG_OP = 'INSERT' THEN
+		SELECT min(id) INTO from_id FROM new_rows;
+	ELSIF TG_OP = 'DELETE' THEN
+		SELECT min(id) INTO from_id FROM old_rows;
+	ELSE			-- rows whose id or fingerprint changed
+		SELECT min(id) INTO from_id FROM (
+			(SELECT id, h FROM new_rows EXCEPT SELECT id, h FROM old_rows) UNION ALL
+			(SELECT id, h FROM old_rows EXCEPT SELECT id, h FROM new_rows)) changed;
+	END IF;
+	IF from_id IS NOT NULL THEN
+		PERFORM docs_regroup(from_id);
+	END IF;
+	RETURN NULL;
+END $$;
+CREATE TRIGGER docs_group_insert AFTER INSERT ON docs REFERENCING NEW TABLE AS new_rows
+	FOR EACH STATEMENT EXECUTE FUNCTION docs_group();
+CREATE TRIGGER docs_group_update AFTER UPDATE ON docs REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+	FOR EACH STATEMENT EXECUTE FUNCTION docs_group();
+CREATE TRIGGER docs_group_delete AFTER DELETE ON docs REFERENCING OLD TABLE AS old_rows
+	FOR EACH STATEMENT EXECUTE FUNCTION docs_group();
+CREATE FUNCTION leader_mismatches() RETURNS bigint LANGUAGE sql AS $$
+	SELECT count(*) FROM docs d FULL JOIN simhash_groups('docs', 'id', 'h', 3, 'leader') g USING (id)
+	WHERE d.group_id IS DISTINCT FROM g.group_id $$;
+SELECT id, group_id FROM docs ORDER BY id;
+-- the issue's chain: B is 1 bit from A, C 3 bits from B and 4 from A: C
+-- leads its own group (A is the only leader, 4 bits away)
+CREATE TEMP TABLE abc AS
+SELECT a.body AS a, b.body AS b, c.body AS c
+FROM (SELECT 'w' || g || ' common words of a sentence about foxes and dogs' AS body FROM generate_series(1, 400) g) a,
+     LATERAL (SELECT a.body || ' x' || g AS body FROM generate_series(1, 60) g) b,
+     LATERAL (SELECT b.body || ' y' || g AS body FROM generate_series(1, 60) g) c
+WHERE simhash(a.body) <~> simhash(b.body) = 1 AND simhash(b.body) <~> simhash(c.body) = 3
+  AND simhash(a.body) <~> simhash(c.body) = 4
+LIMIT 1;
+SELECT count(*) AS found FROM abc;
+INSERT INTO docs (id, body) SELECT 10, a FROM abc;
+INSERT INTO docs (id, body) SELECT 11, b FROM abc;
+INSERT INTO docs (id, body) SELECT 12, c FROM abc;
+SELECT id, group_id FROM docs WHERE id >= 10 ORDER BY id;
+-- updating the leader's body regroups the rows after it
+UPDATE docs SET body = 'something else entirely' WHERE id = 10;
+SELECT id, group_id FROM docs WHERE id >= 10 ORDER BY id;
+SELECT leader_mismatches();
+DELETE FROM docs;
+SELECT setseed(0.17);
+CREATE FUNCTION random_body() RETURNS text LANGUAGE sql AS
+$$ SELECT string_agg('w' || floor(random() * 400)::int, ' ') FROM generate_series(1, 60) $$;
+CREATE FUNCTION mutate(body text, edits int) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE w text[] := string_to_array(body, ' ');
+BEGIN
+	IF coalesce(array_length(w, 1), 0) = 0 THEN
+		RETURN random_body();
+	END IF;
+	FOR i IN 1..edits LOOP
+		w[1 + floor(random() * array_length(w, 1))::int] := 'w' || floor(random() * 400)::int;
+	END LOOP;
+	RETURN array_to_string(w, ' ');
+END $$;
+DO $$
+DECLARE
+	op float8; n int; target bigint; src text; bad bigint; ops int := 0;
+BEGIN
+	FOR step IN 1..400 LOOP
+		op := random();
+		SELECT count(*) INTO n FROM docs;
+		SELECT body INTO src FROM docs WHERE body IS NOT NULL ORDER BY random() LIMIT 1;
+		IF op < 0.55 OR n < 5 THEN
+			-- insert 1-3 rows, mostly after the last id, sometimes into a gap
+			INSERT INTO docs (id, body)
+			SELECT CASE WHEN random() < 0.8 THEN coalesce((SELECT max(id) FROM docs), 0) + 1 + 2 * g
+			            ELSE 2 * floor(random() * 200)::int END,
+			       CASE WHEN random() < 0.05 THEN NULL WHEN random() < 0.05 THEN ''
+			            WHEN src IS NULL OR random() < 0.3 THEN random_body()
+			            ELSE mutate(src, 1 + floor(random() * 2)::int) END
+			FROM generate_series(0, floor(random() * 3)::int) g
+			ON CONFLICT (id) DO NOTHING;
+		ELSIF op < 0.85 THEN
+			SELECT id INTO target FROM docs ORDER BY random() LIMIT 1;
+			UPDATE docs SET body = CASE WHEN random() < 0.1 THEN NULL WHEN src IS NULL THEN random_body()
+			                            ELSE mutate(coalesce(body, src), 1 + floor(random() * 2)::int) END
+			WHERE id = target;
+		ELSE
+			DELETE FROM docs WHERE id IN (SELECT id FROM docs ORDER BY random() LIMIT 1 + floor(random() * 2)::int);
+		END IF;
+		bad := leader_mismatches();
+		IF bad <> 0 THEN
+			RAISE EXCEPTION 'step %: % rows differ from simhash_groups(..., ''leader'')', step, bad;
+		END IF;
+	END LOOP;
+END $$;
+SELECT count(*) AS rows, count(DISTINCT group_id) AS groups, count(*) FILTER (WHERE id <> group_id) AS members,
+       count(*) FILTER (WHERE h IS NULL) AS null_bodies FROM docs;
+SELECT count(*) AS leader_differs_from_connected FROM simhash_groups('docs', 'id', 'h', 3, 'leader') l
+JOIN simhash_groups('docs', 'id', 'h', 3) c USING (id) WHERE l.group_id <> c.group_id;
+DROP TABLE docs;
+DROP FUNCTION docs_group, docs_regroup, leader_mismatches, random_body, mutate;

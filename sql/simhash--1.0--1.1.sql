@@ -9,3 +9,127 @@
  */
 
 \echo Use "ALTER EXTENSION simhash UPDATE TO '1.1'" to load this file. \quit
+
+--------------------------------------------------------------------------
+-- issue #17: simhash_distance where an integer would go; double precision
+-- and numeric weights; integer -> simhash64; simhash_find_all defaults
+--------------------------------------------------------------------------
+
+-- simhash_distance with numeric and double precision: comparisons and + - * /
+-- in both operand orders, e.g. (a <~> b) / 64.0, d <= 3.5::float8.  A cast to
+-- numeric or float8 cannot be made implicit: float8 is the preferred type of
+-- the numeric category, so sum(d) or d + d would turn into float8.  Instead
+-- the operators are exact matches, and because numeric and float8 operands
+-- now have an operator of their own, the integer arithmetic gets exact
+-- matches too (the same int4/int8 functions PostgreSQL resolved to before),
+-- so that d / 2, d + d or 64 - d resolve as they did and return the same
+-- types.  Comparisons with integers keep their 1.0 operators and planner
+-- support; those with numeric and float8 are not index conditions.
+-- Generated names: simhash_distance_<type>_<op>(simhash_distance, <type>)
+-- and simhash_<type>_distance_<op>(<type>, simhash_distance), <type> one of
+-- numeric, float8 (comparisons and arithmetic), int2, int4, int8, distance
+-- (arithmetic); <op> lt le eq ge gt ne pl mi mul div.
+DO $$
+DECLARE
+	cmp constant text[] := ARRAY[
+		-- op, name, commutator, negator, restrict, join
+		'<,lt,>,>=,scalarltsel,scalarltjoinsel', '<=,le,>=,>,scalarlesel,scalarlejoinsel',
+		'=,eq,=,<>,eqsel,eqjoinsel', '>=,ge,<=,<,scalargesel,scalargejoinsel',
+		'>,gt,<,<=,scalargtsel,scalargtjoinsel', '<>,ne,<>,=,neqsel,neqjoinsel'];
+	arith constant text[] := ARRAY['+,pl', '-,mi', '*,mul', '/,div'];
+	-- other operand type, its tag, the built-in function prefix for
+	-- (distance, other) and (other, distance), or NULL for an SQL body
+	kinds constant text[] := ARRAY[
+		'numeric,numeric,,', 'double precision,float8,,',
+		'smallint,int2,int42,int24', 'integer,int4,int4,int4',
+		'bigint,int8,int48,int84', 'simhash_distance,distance,int4,'];
+	k text[]; o text[]; kind text; op text; fn text; res text; side int;
+	l text; r text;
+BEGIN
+	FOREACH kind IN ARRAY kinds LOOP
+		k := string_to_array(kind, ',');
+		FOR side IN 1..2 LOOP
+			-- (distance, distance) once; (other, distance) when the other is not distance
+			CONTINUE WHEN side = 2 AND k[2] = 'distance';
+			IF side = 1 THEN l := 'simhash_distance'; r := k[1];
+				fn := 'simhash_distance_' || k[2];
+			ELSE l := k[1]; r := 'simhash_distance';
+				fn := 'simhash_' || k[2] || '_distance';
+			END IF;
+			IF k[2] = 'distance' THEN fn := 'simhash_distance_distance'; END IF;
+			-- arithmetic
+			FOREACH op IN ARRAY arith LOOP
+				o := string_to_array(op, ',');
+				IF k[3 + side - 1] <> '' THEN
+					res := CASE WHEN k[2] = 'int8' THEN 'bigint' ELSE 'integer' END;
+					EXECUTE format('CREATE FUNCTION %I(%s, %s) RETURNS %s AS %L LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE',
+						fn || '_' || o[2], l, r, res, k[3 + side - 1] || o[2]);
+				ELSE
+					EXECUTE format('CREATE FUNCTION %I(%s, %s) RETURNS %s AS %L LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE',
+						fn || '_' || o[2], l, r, k[1],
+						format('SELECT $1::%s OPERATOR(pg_catalog.%s) $2::%s', k[1], o[1], k[1]));
+				END IF;
+				EXECUTE format('CREATE OPERATOR %s (LEFTARG = %s, RIGHTARG = %s, FUNCTION = %I)',
+					o[1], l, r, fn || '_' || o[2]);
+			END LOOP;
+			-- comparisons: only numeric and float8 are new
+			CONTINUE WHEN k[2] NOT IN ('numeric', 'float8');
+			FOREACH op IN ARRAY cmp LOOP
+				o := string_to_array(op, ',');
+				EXECUTE format('CREATE FUNCTION %I(%s, %s) RETURNS boolean AS %L LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE',
+					fn || '_' || o[2], l, r,
+					format('SELECT $1::%s OPERATOR(pg_catalog.%s) $2::%s', k[1], o[1], k[1]));
+				EXECUTE format('CREATE OPERATOR %s (LEFTARG = %s, RIGHTARG = %s, FUNCTION = %I, COMMUTATOR = %s, NEGATOR = %s, RESTRICT = %s, JOIN = %s)',
+					o[1], l, r, fn || '_' || o[2], o[3], o[4], o[5], o[6]);
+			END LOOP;
+		END LOOP;
+	END LOOP;
+END $$;
+
+-- JSON: to_json, row_to_json, json_agg and jsonb print a distance as a number
+-- (they use a type's cast to json/jsonb when it has one)
+CREATE FUNCTION simhash_distance_to_json(simhash_distance) RETURNS json
+	AS 'SELECT pg_catalog.to_json($1::pg_catalog.int4)'
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION simhash_distance_to_jsonb(simhash_distance) RETURNS jsonb
+	AS 'SELECT pg_catalog.to_jsonb($1::pg_catalog.int4)'
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE;
+CREATE CAST (simhash_distance AS json) WITH FUNCTION simhash_distance_to_json(simhash_distance);
+CREATE CAST (simhash_distance AS jsonb) WITH FUNCTION simhash_distance_to_jsonb(simhash_distance);
+
+-- 12345::simhash64 (as 12345::bigint::simhash64: sign-extended)
+CREATE FUNCTION simhash64_from_int4(integer) RETURNS simhash64
+	AS 'int48' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE CAST (integer AS simhash64) WITH FUNCTION simhash64_from_int4(integer);
+
+-- weights as double precision or numeric (rounded to real, so existing calls
+-- that now resolve here give the same fingerprints).  simhash_compute(text[],
+-- float8[]) is deliberately absent: with two array overloads a call with
+-- numeric[], integer[] or '{...}' weights would be ambiguous (array types
+-- have no preferred type); write weights::real[].
+CREATE FUNCTION simhash_agg_transfn(internal, text, double precision) RETURNS internal
+	AS 'MODULE_PATHNAME', 'simhash_agg_float8_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION simhash_agg_transfn(internal, text, numeric) RETURNS internal
+	AS 'MODULE_PATHNAME', 'simhash_agg_numeric_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE simhash_agg(text, double precision) (
+	SFUNC = simhash_agg_transfn, STYPE = internal, SSPACE = 1100,
+	FINALFUNC = simhash_agg_finalfn, COMBINEFUNC = simhash_agg_combinefn,
+	SERIALFUNC = simhash_agg_serialfn, DESERIALFUNC = simhash_agg_deserialfn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE simhash_agg(text, double precision) IS 'simhash of weighted feature rows (weights rounded to real)';
+CREATE AGGREGATE simhash_agg(text, numeric) (
+	SFUNC = simhash_agg_transfn, STYPE = internal, SSPACE = 1100,
+	FINALFUNC = simhash_agg_finalfn, COMBINEFUNC = simhash_agg_combinefn,
+	SERIALFUNC = simhash_agg_serialfn, DESERIALFUNC = simhash_agg_deserialfn,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE simhash_agg(text, numeric) IS 'simhash of weighted feature rows (weights rounded to real)';
+
+-- simhash_find_all(hashes) and simhash_find_all(hashes, max_distance => k):
+-- defaults as simhash_pairs' (3 bits, 5 blocks); the 1.0 positional order
+-- (hashes, blocks, max_distance) is unchanged
+CREATE OR REPLACE FUNCTION simhash_find_all(hashes simhash64[], blocks integer DEFAULT 5, max_distance integer DEFAULT 3)
+	RETURNS TABLE (a simhash64, b simhash64, distance integer)
+	AS 'MODULE_PATHNAME', 'simhash_find_all'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 1000;

@@ -151,3 +151,38 @@ simhash_agg_finalfn(PG_FUNCTION_ARGS)
 				 errmsg("total feature weight is too large")));
 	PG_RETURN_SIMHASH64(simhash_wvote_result(state));
 }
+
+/*
+ * issue #17: simhash_agg(text, double precision) and simhash_agg(text,
+ * numeric).  The weight is rounded to real first, exactly as the implicit
+ * cast to real did when only simhash_agg(text, real) existed, so a call
+ * that now resolves to one of these (a numeric or integer weight) gives the
+ * same fingerprint as before, and w::float8 gives what w::real gives.
+ */
+static Datum
+weighted_transfn_as_real(FunctionCallInfo fcinfo, float4 w)
+{
+	fcinfo->args[2].value = Float4GetDatum(w);
+	return simhash_agg_weighted_transfn(fcinfo);
+}
+
+PG_FUNCTION_INFO_V1(simhash_agg_float8_transfn);
+PG_FUNCTION_INFO_V1(simhash_agg_numeric_transfn);
+
+Datum
+simhash_agg_float8_transfn(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		return simhash_agg_weighted_transfn(fcinfo);
+	return weighted_transfn_as_real(fcinfo, (float4) PG_GETARG_FLOAT8(2));
+}
+
+Datum
+simhash_agg_numeric_transfn(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		return simhash_agg_weighted_transfn(fcinfo);
+	return weighted_transfn_as_real(fcinfo,
+									DatumGetFloat4(DirectFunctionCall1(numeric_float4,
+																	   PG_GETARG_DATUM(2))));
+}
