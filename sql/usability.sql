@@ -78,3 +78,12 @@ SELECT * FROM simhash_find_all(ARRAY['0000000000000000', '0000000000000007', 'ff
 SELECT * FROM simhash_find_all(ARRAY['0000000000000000', '0000000000000007', '000000000000000f']::simhash64[], max_distance => 2) ORDER BY a, b;
 SELECT * FROM simhash_find_all(ARRAY['0000000000000000', '0000000000000007']::simhash64[], 4, 3);
 SELECT * FROM simhash_find_all(ARRAY['0000000000000000', '0000000000000007']::simhash64[], blocks => 6, max_distance => 5);
+
+-- simhash_pairs without blocks: the message names max_distance
+CREATE TABLE p (id int, h simhash64);
+INSERT INTO p VALUES (1, '0000000000000000'), (2, '0000000000000001');
+SELECT * FROM simhash_pairs('p', 'id', 'h', 64);
+SELECT * FROM simhash_groups('p', 'id', 'h', 100);
+SELECT * FROM simhash_pairs('p', 'id', 'h', 63);
+SELECT * FROM simhash_pairs('p', 'id', 'h', 64, 64);
+DROP TABLE p;

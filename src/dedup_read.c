@@ -196,6 +196,12 @@ dedup_input_init(DedupInput *in, FunctionCallInfo fcinfo, const char *fname,
 				 errmsg("%s: max_distance must not be NULL", fname),
 				 errhint("To give the ids' type, name the argument: id_type => NULL::integer.")));
 	max_distance = PG_GETARG_INT32(max_distance_arg);
+	/* issue #17: without blocks, say which argument is out of range */
+	if (PG_ARGISNULL(blocks_arg) && max_distance > 63)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: max_distance must be at most 63, not %d", fname, max_distance),
+				 errhint("Fingerprints have 64 bits; two random ones are about 32 bits apart.")));
 
 	/* blocks: NULL chooses max_distance + 2, usually the fastest */
 	blocks = PG_ARGISNULL(blocks_arg) ? Max(Min(max_distance + 2, 64), 1) : PG_GETARG_INT32(blocks_arg);

@@ -48,6 +48,7 @@ if ls test/t/*.pl >/dev/null 2>&1; then
 	# the scripts are copied: the checkout may not be readable by postgres
 	tapdir=$(mktemp -d /tmp/simhash-tap.XXXXXX)
 	cp -r test/t "$tapdir/t"
+	cp README.md "$tapdir/"	# read by t/017_readme.pl
 	[ "$(id -u)" -eq 0 ] && chown -R postgres "$tapdir"
 	(cd "$tapdir" && as_cluster_user env TESTDIR="$tapdir" PATH="$PGBIN:$PATH" \
 		PG_REGRESS="$(dirname "$(pg_config --pgxs)")/../test/regress/pg_regress" \
