@@ -87,3 +87,16 @@ SELECT * FROM simhash_groups('p', 'id', 'h', 100);
 SELECT * FROM simhash_pairs('p', 'id', 'h', 63);
 SELECT * FROM simhash_pairs('p', 'id', 'h', 64, 64);
 DROP TABLE p;
+
+-- settings: unknown in a fresh session until the library is loaded (as for
+-- every extension's settings); LOAD makes them visible, SET works before
+\c
+SHOW simhash.progress_interval;
+LOAD 'simhash';
+SHOW simhash.progress_interval;
+\c
+SET simhash.progress_interval = 5;
+SHOW simhash.progress_interval;
+SELECT count(*) FROM simhash_find_all(ARRAY['0000000000000000']::simhash64[]);
+SHOW simhash.progress_interval;
+RESET simhash.progress_interval;
