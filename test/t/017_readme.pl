@@ -65,7 +65,10 @@ cmp_ok(scalar @blocks, '>', 10, scalar(@blocks) . ' runnable SQL blocks');
 my $node = PostgreSQL::Test::Cluster->new('readme');
 $node->init;
 $node->start;
-$node->safe_psql('postgres', 'CREATE DATABASE readme');
+# UTF-8 whatever the machine's locale, so that psql aligns CJK text as shown
+$node->safe_psql('postgres',
+	"CREATE DATABASE readme ENCODING 'UTF8' LOCALE 'C' TEMPLATE template0");
+$ENV{PGCLIENTENCODING} = 'UTF8';
 
 my $script = '';
 for my $n (0 .. $#blocks)
