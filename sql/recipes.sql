@@ -61,6 +61,13 @@ DECLARE
 	r record;
 	leader bigint;
 BEGIN
+	-- many rows to regroup: one pass of simhash_groups over the table is cheaper
+	IF (SELECT count(*) FROM docs WHERE id >= from_id) > 1000 THEN
+		UPDATE docs d SET group_id = g.group_id
+		FROM simhash_groups('docs', 'id', 'h', 3, 'leader') g
+		WHERE d.id = g.id AND d.group_id IS DISTINCT FROM g.group_id;
+		RETURN;
+	END IF;
 	FOR r IN SELECT id, h, group_id FROM docs WHERE id >= from_id ORDER BY id LOOP
 		SELECT d.id INTO leader FROM docs d
 		WHERE d.h <~> r.h <= 3 AND d.id < r.id AND d.group_id = d.id
@@ -175,5 +182,16 @@ SELECT count(*) AS rows, count(DISTINCT group_id) AS groups, count(*) FILTER (WH
        count(*) FILTER (WHERE h IS NULL) AS null_bodies FROM docs;
 SELECT count(*) AS leader_differs_from_connected FROM simhash_groups('docs', 'id', 'h', 3, 'leader') l
 JOIN simhash_groups('docs', 'id', 'h', 3) c USING (id) WHERE l.group_id <> c.group_id;
+-- bulk changes (more than 1000 rows to regroup) take the simhash_groups path
+INSERT INTO docs (id, body)
+SELECT 1000 + g, CASE WHEN g % 3 = 0 THEN mutate(d.body, 1) ELSE random_body() END
+FROM generate_series(1, 1200) g
+JOIN LATERAL (SELECT body FROM docs WHERE body IS NOT NULL AND id < 1000 ORDER BY id OFFSET g % 50 LIMIT 1) d ON true;
+SELECT leader_mismatches();
+UPDATE docs SET body = mutate(body, 1) WHERE id >= 1000 AND id % 2 = 0;
+SELECT leader_mismatches();
+DELETE FROM docs WHERE id % 7 = 3;
+SELECT leader_mismatches();
+SELECT count(*) AS rows, count(*) FILTER (WHERE id <> group_id) AS members FROM docs;
 DROP TABLE docs;
 DROP FUNCTION docs_group, docs_regroup, leader_mismatches, random_body, mutate;
