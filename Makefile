@@ -32,6 +32,7 @@ OBJS = \
 	src/am_cost.o \
 	src/am_validate.o \
 	src/am_check.o \
+	src/am_verify.o \
 	src/ball.o \
 	src/blocks.o \
 	src/find_all.o \

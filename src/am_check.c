@@ -61,14 +61,13 @@ static TreeSummary
 check_tree(Relation index, BlockNumber blkno, int height, uint64 generation,
 		   const SimhashTable *tab, BlockNumber *next_leaf, uint64 *last_key)
 {
-	Buffer		buffer = ReadBuffer(index, blkno);
-	Page		page;
+	Buffer		buffer = simhash_read_page(index, blkno, BUFFER_LOCK_SHARE,
+										   height > 0 ? SIMHASH_INNER : SIMHASH_LEAF,
+										   generation, 0);
+	Page		page = BufferGetPage(buffer);
 	TreeSummary sum = {0, 0, 0};
 
-	LockBuffer(buffer, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buffer);
-	simhash_check_page(index, page, blkno, height > 0 ? SIMHASH_INNER : SIMHASH_LEAF,
-					   generation);
+	CHECK_FOR_INTERRUPTS();
 	if (height > 0)
 	{
 		int			n = SimhashPageItems(page);
@@ -134,15 +133,17 @@ check_list(Relation index, const SimhashList *list, const char *what, bool growi
 	BlockNumber blkno = list->head;
 	uint64		count = 0;
 	bool		passed_tail = (list->head == InvalidBlockNumber);
+	BlockNumber steps = 0;
 
 	while (blkno != InvalidBlockNumber)
 	{
-		Buffer		buffer = ReadBuffer(index, blkno);
+		Buffer		buffer;
 		Page		page;
 
-		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		simhash_chain_step(index, &steps, blkno);
+		buffer = simhash_read_page(index, blkno, BUFFER_LOCK_SHARE, SIMHASH_PENDING,
+								   list->generation, 0);
 		page = BufferGetPage(buffer);
-		simhash_check_page(index, page, blkno, SIMHASH_PENDING, list->generation);
 		count += SimhashPageItems(page);
 		if (blkno == list->tail)
 			passed_tail = true;
@@ -260,18 +261,10 @@ simhash_index_check(PG_FUNCTION_ARGS)
 	for (int r = 0; r < meta.nruns; r++)
 	{
 		const SimhashRunRef *run = &meta.runs[r];
-		Buffer		buffer = ReadBuffer(index, run->header);
-		Page		page;
-		SimhashRunHeader *header;
+		SimhashRunHeader *header = simhash_read_run_header(index, run->header,
+														   run->generation);
 		TreeSummary first = {0, 0, 0};
 
-		LockBuffer(buffer, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buffer);
-		simhash_check_page(index, page, run->header, SIMHASH_RUN_HEADER, run->generation);
-		header = palloc(offsetof(SimhashRunHeader, trees) + meta.ntables * sizeof(SimhashRunTree));
-		memcpy(header, SimhashPageRunHeader(page),
-			   offsetof(SimhashRunHeader, trees) + meta.ntables * sizeof(SimhashRunTree));
-		UnlockReleaseBuffer(buffer);
 		if (header->nentries != run->nentries || (int) header->ntables != meta.ntables)
 			corrupt(index, "Run %d's header disagrees with the metapage.", r);
 
