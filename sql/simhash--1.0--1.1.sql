@@ -9,3 +9,9 @@
  */
 
 \echo Use "ALTER EXTENSION simhash UPDATE TO '1.1'" to load this file. \quit
+
+-- issue #10: simhash_index_check is for the index's owner (and superusers),
+-- like amcheck's functions: not executable by PUBLIC.  It also checks, before
+-- taking any lock, that the caller owns the index and that it is a simhash
+-- index (in C).
+REVOKE ALL ON FUNCTION simhash_index_check(regclass, boolean) FROM PUBLIC;

@@ -259,13 +259,11 @@ extern void simhash_read_list_entries(Relation index, const SimhashList *list,
 									  SimhashRunInput *out, bool skip_dead);
 extern void simhash_run_input_reserve(SimhashRunInput *in, size_t n);
 
-/* collects matching entries */
+/* receives matching entries (a scan filters and batches them) */
 typedef struct SimhashMatches
 {
-	ItemPointerData *tids;
-	uint64	   *hashes;
-	size_t		n;
-	size_t		cap;
+	void		(*fn) (void *arg, ItemPointer tid, uint64 hash);
+	void	   *arg;
 } SimhashMatches;
 
 extern void simhash_matches_add(SimhashMatches *m, ItemPointer tid, uint64 hash);

@@ -36,23 +36,7 @@ simhash_run_input_reserve(SimhashRunInput *in, size_t n)
 void
 simhash_matches_add(SimhashMatches *m, ItemPointer tid, uint64 hash)
 {
-	if (m->n >= m->cap)
-	{
-		m->cap = Max(m->cap * 2, 64);
-		if (m->tids == NULL)
-		{
-			m->tids = MemoryContextAllocHuge(CurrentMemoryContext, m->cap * sizeof(ItemPointerData));
-			m->hashes = MemoryContextAllocHuge(CurrentMemoryContext, m->cap * sizeof(uint64));
-		}
-		else
-		{
-			m->tids = repalloc_huge(m->tids, m->cap * sizeof(ItemPointerData));
-			m->hashes = repalloc_huge(m->hashes, m->cap * sizeof(uint64));
-		}
-	}
-	m->tids[m->n] = *tid;
-	m->hashes[m->n] = hash;
-	m->n++;
+	m->fn(m->arg, tid, hash);
 }
 
 /* ---- writing a run ---- */
