@@ -216,6 +216,7 @@ simhash_read_page(Relation index, BlockNumber blkno, int mode, uint16 kind,
 	const char *problem = NULL;
 	SimhashPageOpaqueData found;
 
+	CHECK_FOR_INTERRUPTS();		/* every page read: long walks stay cancellable */
 	if (!simhash_block_exists(index, blkno))
 		simhash_report_corrupt(index, blkno,
 							   "A page of the index points to a block number outside it.");

@@ -8,7 +8,9 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/relscan.h"
+#include "access/tableam.h"
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
 #include "pgstat.h"
@@ -60,6 +62,7 @@ typedef struct SimhashScanOpaqueData
 	uint64		query;
 	int			ring;			/* next ring to read */
 	bool		nulls_done;
+	BlockNumber heap_blocks;	/* the heap's size as last read (TID checks) */
 	Batch		batch;			/* the batch being returned */
 } SimhashScanOpaqueData;
 
@@ -241,6 +244,38 @@ start_scan(IndexScanDesc scan)
 	simhash_meta_blocks(&so->meta, &so->blocks);
 }
 
+/*
+ * An entry's TID, before it is returned: an offset a heap page can hold
+ * (a bitmap needs that of any table), and for a heap read by an index scan
+ * a block inside the table (a bitmap heap scan skips blocks past the end by
+ * itself).  The heap's size is read again when a block at or past the size
+ * last read turns up: the heap grows.  Index scans of other table AMs
+ * return their TIDs as they are.
+ */
+static void
+check_tid(IndexScanDesc scan, ItemPointer tid)
+{
+	SimhashScanOpaque so = (SimhashScanOpaque) scan->opaque;
+	Relation	heap = scan->heapRelation;
+	bool		heapam = heap != NULL && heap->rd_tableam == GetHeapamTableAmRoutine();
+	BlockNumber blkno = ItemPointerGetBlockNumberNoCheck(tid);
+	OffsetNumber off = ItemPointerGetOffsetNumberNoCheck(tid);
+	bool		off_ok = off >= FirstOffsetNumber && off <= MaxHeapTuplesPerPage;
+
+	if (heap != NULL && !heapam)
+		return;
+	if (off_ok && (!heapam || blkno < so->heap_blocks))
+		return;
+	if (heapam)
+		so->heap_blocks = RelationGetNumberOfBlocks(heap);
+	if (!off_ok || (heapam && blkno >= so->heap_blocks))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" is corrupted: an entry points to (%u,%u), outside its table",
+						RelationGetRelationName(scan->indexRelation), blkno, off),
+				 errhint("REINDEX the index.  simhash_index_check() reports what is wrong.")));
+}
+
 /* what gather_match() keeps, and where */
 typedef struct GatherArg
 {
@@ -274,6 +309,7 @@ gather_match(void *arg, ItemPointer tid, uint64 hash)
 	}
 	else if (so->ordered)
 		code = BATCH_NULL_DIST;
+	check_tid(scan, tid);
 	batch_add(&so->batch, ((uint64) code << 48) |
 			  ((uint64) ItemPointerGetBlockNumberNoCheck(tid) << 16) |
 			  ItemPointerGetOffsetNumberNoCheck(tid));
@@ -304,8 +340,10 @@ gather(IndexScanDesc scan, uint64 center, int radius, int lo, int hi)
 static void
 null_match(void *arg, ItemPointer tid, uint64 hash)
 {
-	SimhashScanOpaque so = (SimhashScanOpaque) arg;
+	IndexScanDesc scan = (IndexScanDesc) arg;
+	SimhashScanOpaque so = (SimhashScanOpaque) scan->opaque;
 
+	check_tid(scan, tid);
 	batch_add(&so->batch, ((uint64) BATCH_NULL_DIST << 48) |
 			  ((uint64) ItemPointerGetBlockNumberNoCheck(tid) << 16) |
 			  ItemPointerGetOffsetNumberNoCheck(tid));
@@ -316,7 +354,7 @@ static void
 null_batch(IndexScanDesc scan)
 {
 	SimhashScanOpaque so = (SimhashScanOpaque) scan->opaque;
-	SimhashMatches found = {null_match, so};
+	SimhashMatches found = {null_match, scan};
 
 	batch_begin(&so->batch);
 	/* every live entry is within 64 bits of anything */
