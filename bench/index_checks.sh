@@ -29,7 +29,7 @@ CREATE TABLE b (id bigint, h simhash64);
 INSERT INTO b SELECT g, simhash_hash(g::text)::simhash64 FROM generate_series(1, $N) g;
 INSERT INTO b SELECT 2000000000 + c * 10 + d,
 	(h::bigint # (1::bigint << (c % 60)) # (CASE WHEN d > 1 THEN 1::bigint << ((c * 7 + d) % 64) ELSE 0 END))::simhash64
-	FROM (SELECT id AS c, h FROM b WHERE id <= 100) s, generate_series(1, 5) d;
+	FROM (SELECT id::int AS c, h FROM b WHERE id <= 100) s, generate_series(1, 5) d;
 CREATE INDEX b_h ON b USING simhash (h) WITH (blocks = 4, max_distance = 3);
 VACUUM ANALYZE b;
 CREATE TABLE q AS SELECT h FROM b WHERE id <= 100
@@ -46,7 +46,7 @@ BEGIN
 			n := n + c;
 		END LOOP;
 	END LOOP;
-	RETURN QUERY SELECT extract(epoch FROM clock_timestamp() - t0) * 1e6 / (passes * (SELECT count(*) FROM q)), n;
+	RETURN QUERY SELECT (extract(epoch FROM clock_timestamp() - t0) * 1e6 / (passes * (SELECT count(*) FROM q)))::float8, n;
 END \$\$;
 SQL
 
