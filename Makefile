@@ -32,6 +32,7 @@ OBJS = \
 	src/am_cost.o \
 	src/am_validate.o \
 	src/am_check.o \
+	src/am_verify.o \
 	src/ball.o \
 	src/blocks.o \
 	src/find_all.o \
@@ -45,7 +46,7 @@ OBJS = \
 	src/sentences.o src/sentences_sql.o
 
 # pg_regress tests: sql/<name>.sql against expected/<name>.out
-REGRESS = type distance compute tokenizer aggregate encoding bad_input find_all planner index recipes dedup dedup_keys minhash sentences usability
+REGRESS = type distance compute tokenizer aggregate encoding bad_input find_all planner index recipes dedup dedup_keys minhash sentences usability index_hardening
 REGRESS_OPTS = --inputdir=. --outputdir=$(or $(REGRESS_OUTDIR),.)
 
 # xxHash comes from Debian's libxxhash-dev, used header-only (inlined).

@@ -133,3 +133,8 @@ CREATE OR REPLACE FUNCTION simhash_find_all(hashes simhash64[], blocks integer D
 	RETURNS TABLE (a simhash64, b simhash64, distance integer)
 	AS 'MODULE_PATHNAME', 'simhash_find_all'
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 1000;
+-- issue #10: simhash_index_check is for the index's owner (and superusers),
+-- like amcheck's functions: not executable by PUBLIC.  It also checks, before
+-- taking any lock, that the caller owns the index and that it is a simhash
+-- index (in C).
+REVOKE ALL ON FUNCTION simhash_index_check(regclass, boolean) FROM PUBLIC;

@@ -210,9 +210,19 @@ typedef struct SimhashOptions
 /* ---- am_pages.c ---- */
 extern void simhash_init_page(Page page, uint16 kind, uint64 generation);
 extern Buffer simhash_new_buffer(Relation index);
-extern void simhash_check_page(Relation index, Page page, BlockNumber blkno,
-							   uint16 kind, uint64 generation);
+
+/* how simhash_read_page() treats a page that is not the one expected */
+#define SIMHASH_READ_IF_OURS		0x01	/* return InvalidBuffer */
+#define SIMHASH_READ_META_LOCKED	0x02	/* caller holds the metapage's lock */
+
+extern Buffer simhash_read_page(Relation index, BlockNumber blkno, int mode,
+								uint16 kind, uint64 generation, int flags);
+extern bool simhash_block_exists(Relation index, BlockNumber blkno);
+extern void simhash_chain_step(Relation index, BlockNumber *steps, BlockNumber blkno);
+extern void simhash_report_corrupt(Relation index, BlockNumber blkno,
+								   const char *problem) pg_attribute_noreturn();
 extern void simhash_init_metapage(Page page, int nblocks, int max_distance, int ntables);
+extern Buffer simhash_lock_meta(Relation index, int mode);
 extern void simhash_read_meta(Relation index, SimhashMetaPageData *meta);
 extern void simhash_meta_blocks(const SimhashMetaPageData *meta, SimhashBlocks *blocks);
 extern uint64 simhash_list_append(Relation index, uint64 hash, ItemPointer tid, bool isnull);
@@ -249,13 +259,11 @@ extern void simhash_read_list_entries(Relation index, const SimhashList *list,
 									  SimhashRunInput *out, bool skip_dead);
 extern void simhash_run_input_reserve(SimhashRunInput *in, size_t n);
 
-/* collects matching entries */
+/* receives matching entries (a scan filters and batches them) */
 typedef struct SimhashMatches
 {
-	ItemPointerData *tids;
-	uint64	   *hashes;
-	size_t		n;
-	size_t		cap;
+	void		(*fn) (void *arg, ItemPointer tid, uint64 hash);
+	void	   *arg;
 } SimhashMatches;
 
 extern void simhash_matches_add(SimhashMatches *m, ItemPointer tid, uint64 hash);
@@ -276,7 +284,10 @@ typedef void (*SimhashPageVisitor) (Relation index, BlockNumber blkno, void *arg
 extern void simhash_visit_run_pages(Relation index, BlockNumber header,
 									uint64 generation, SimhashPageVisitor visit,
 									void *arg);
-extern bool simhash_page_is(Page page, uint16 kind, uint64 generation);
+extern BlockNumber simhash_leftmost_leaf(Relation index, const SimhashRunTree *tree,
+										 uint64 generation);
+extern SimhashRunHeader *simhash_read_run_header(Relation index, BlockNumber blkno,
+												 uint64 generation);
 
 /* ---- callbacks ---- */
 extern IndexBuildResult *simhash_build(Relation heap, Relation index, IndexInfo *indexInfo);

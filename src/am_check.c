@@ -18,14 +18,17 @@
 #include "access/tableam.h"
 #include "catalog/index.h"
 #include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
 #include "commands/progress.h"
 #include "common/hashfn.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 
 #include "am.h"
 #include "simhash.h"
@@ -61,14 +64,13 @@ static TreeSummary
 check_tree(Relation index, BlockNumber blkno, int height, uint64 generation,
 		   const SimhashTable *tab, BlockNumber *next_leaf, uint64 *last_key)
 {
-	Buffer		buffer = ReadBuffer(index, blkno);
-	Page		page;
+	Buffer		buffer = simhash_read_page(index, blkno, BUFFER_LOCK_SHARE,
+										   height > 0 ? SIMHASH_INNER : SIMHASH_LEAF,
+										   generation, 0);
+	Page		page = BufferGetPage(buffer);
 	TreeSummary sum = {0, 0, 0};
 
-	LockBuffer(buffer, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buffer);
-	simhash_check_page(index, page, blkno, height > 0 ? SIMHASH_INNER : SIMHASH_LEAF,
-					   generation);
+	CHECK_FOR_INTERRUPTS();
 	if (height > 0)
 	{
 		int			n = SimhashPageItems(page);
@@ -134,15 +136,17 @@ check_list(Relation index, const SimhashList *list, const char *what, bool growi
 	BlockNumber blkno = list->head;
 	uint64		count = 0;
 	bool		passed_tail = (list->head == InvalidBlockNumber);
+	BlockNumber steps = 0;
 
 	while (blkno != InvalidBlockNumber)
 	{
-		Buffer		buffer = ReadBuffer(index, blkno);
+		Buffer		buffer;
 		Page		page;
 
-		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		simhash_chain_step(index, &steps, blkno);
+		buffer = simhash_read_page(index, blkno, BUFFER_LOCK_SHARE, SIMHASH_PENDING,
+								   list->generation, 0);
 		page = BufferGetPage(buffer);
-		simhash_check_page(index, page, blkno, SIMHASH_PENDING, list->generation);
 		count += SimhashPageItems(page);
 		if (blkno == list->tail)
 			passed_tail = true;
@@ -213,6 +217,53 @@ heap_check_callback(Relation index, ItemPointer tid, Datum *values,
 				e ? " with that hash" : "");
 }
 
+/*
+ * Before any lock (a lock on the table would block its writers for as
+ * long as a caller could make us wait): that indexoid is a simhash index
+ * and that the user owns it.  Returns its table.  The catalog is read
+ * without a lock, so the caller checks again once it holds its locks (the
+ * order amcheck uses: the table, then the index).
+ */
+static Oid
+checkable_index(Oid indexoid)
+{
+	HeapTuple	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(indexoid));
+	Form_pg_class form;
+	char		name[NAMEDATALEN];
+	char		relkind;
+	Oid			relam;
+	Oid			heapoid;
+	const IndexAmRoutine *am;
+
+	if (!HeapTupleIsValid(tuple))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("index with OID %u does not exist", indexoid)));
+	form = (Form_pg_class) GETSTRUCT(tuple);
+	strlcpy(name, NameStr(form->relname), sizeof(name));
+	relkind = form->relkind;
+	relam = form->relam;
+	ReleaseSysCache(tuple);
+
+	if (relkind != RELKIND_INDEX)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not an index", name)));
+	if (!pg_class_ownercheck(indexoid, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_INDEX, name);
+	am = GetIndexAmRoutineByAmId(relam, true);
+	if (am == NULL || am->ambuild != simhash_build)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a simhash index", name)));
+	heapoid = IndexGetRelation(indexoid, true);
+	if (!OidIsValid(heapoid))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("index with OID %u does not exist", indexoid)));
+	return heapoid;
+}
+
 Datum
 simhash_index_check(PG_FUNCTION_ARGS)
 {
@@ -227,18 +278,16 @@ simhash_index_check(PG_FUNCTION_ARGS)
 				oldcxt;
 	Oid			heapoid;
 
-	heapoid = IndexGetRelation(indexoid, true);
-	if (!OidIsValid(heapoid))
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not an index", get_rel_name(indexoid) ? get_rel_name(indexoid) : "?")));
+	/* the catalog's word, before any lock: checked again once locked */
+	heapoid = checkable_index(indexoid);
 	/* heapallindexed: no insert may sit between its heap and index steps */
 	heap = table_open(heapoid, heapallindexed ? ShareLock : AccessShareLock);
 	index = index_open(indexoid, AccessShareLock);
-	if (index->rd_indam == NULL || index->rd_indam->ambuild != simhash_build)
+	if (checkable_index(indexoid) != heapoid)
 		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a simhash index", RelationGetRelationName(index))));
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("index \"%s\" was replaced while it was being opened",
+						RelationGetRelationName(index))));
 
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "simhash_index_check",
 								ALLOCSET_DEFAULT_SIZES);
@@ -260,18 +309,10 @@ simhash_index_check(PG_FUNCTION_ARGS)
 	for (int r = 0; r < meta.nruns; r++)
 	{
 		const SimhashRunRef *run = &meta.runs[r];
-		Buffer		buffer = ReadBuffer(index, run->header);
-		Page		page;
-		SimhashRunHeader *header;
+		SimhashRunHeader *header = simhash_read_run_header(index, run->header,
+														   run->generation);
 		TreeSummary first = {0, 0, 0};
 
-		LockBuffer(buffer, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buffer);
-		simhash_check_page(index, page, run->header, SIMHASH_RUN_HEADER, run->generation);
-		header = palloc(offsetof(SimhashRunHeader, trees) + meta.ntables * sizeof(SimhashRunTree));
-		memcpy(header, SimhashPageRunHeader(page),
-			   offsetof(SimhashRunHeader, trees) + meta.ntables * sizeof(SimhashRunTree));
-		UnlockReleaseBuffer(buffer);
 		if (header->nentries != run->nentries || (int) header->ntables != meta.ntables)
 			corrupt(index, "Run %d's header disagrees with the metapage.", r);
 

@@ -12,8 +12,11 @@
 #include "storage/freespace.h"
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
 
 #include "am.h"
+#include "am_verify.h"
 
 void
 simhash_init_page(Page page, uint16 kind, uint64 generation)
@@ -46,6 +49,8 @@ simhash_new_buffer(Relation index)
 
 		if (blkno == InvalidBlockNumber)
 			break;
+		if (!simhash_block_exists(index, blkno))
+			continue;			/* the map is not crash-safe */
 		buffer = ReadBuffer(index, blkno);
 		if (ConditionalLockBuffer(buffer))
 		{
@@ -69,39 +74,194 @@ simhash_new_buffer(Relation index)
 	return buffer;
 }
 
-/* Is this a page of ours, of this kind and generation? */
-bool
-simhash_page_is(Page page, uint16 kind, uint64 generation)
-{
-	SimhashPageOpaque opaque = SimhashPageGetOpaque(page);
+/* the on-disk layout that am_verify.h mirrors */
+StaticAssertDecl(SV_BLCKSZ == BLCKSZ, "am_verify.h assumes the block size");
+StaticAssertDecl(SV_PAGE_HEADER == MAXALIGN(SizeOfPageHeaderData), "page header size");
+StaticAssertDecl(SV_SPECIAL == MAXALIGN(sizeof(SimhashPageOpaqueData)), "special size");
+StaticAssertDecl(offsetof(PageHeaderData, pd_lower) == offsetof(SvPageHeader, lower) &&
+				 offsetof(PageHeaderData, pd_upper) == offsetof(SvPageHeader, upper) &&
+				 offsetof(PageHeaderData, pd_special) == offsetof(SvPageHeader, special),
+				 "page header layout");
+StaticAssertDecl(sizeof(SimhashPageOpaqueData) == sizeof(SvOpaque) &&
+				 offsetof(SimhashPageOpaqueData, next) == offsetof(SvOpaque, next) &&
+				 offsetof(SimhashPageOpaqueData, kind) == offsetof(SvOpaque, kind) &&
+				 offsetof(SimhashPageOpaqueData, page_id) == offsetof(SvOpaque, page_id),
+				 "opaque layout");
+StaticAssertDecl(sizeof(SimhashRunTree) == sizeof(SvRunTree) &&
+				 offsetof(SimhashRunHeader, ntables) == offsetof(SvRunHeader, ntables) &&
+				 offsetof(SimhashRunHeader, trees) == offsetof(SvRunHeader, trees),
+				 "run header layout");
+StaticAssertDecl(sizeof(SimhashMetaPageData) == sizeof(SvMeta) &&
+				 offsetof(SimhashMetaPageData, nruns) == offsetof(SvMeta, nruns) &&
+				 offsetof(SimhashMetaPageData, runs) == offsetof(SvMeta, runs) &&
+				 offsetof(SimhashMetaPageData, nretired) == offsetof(SvMeta, nretired) &&
+				 offsetof(SimhashMetaPageData, retired) == offsetof(SvMeta, retired) &&
+				 sizeof(SimhashRetired) == sizeof(SvRetired) &&
+				 sizeof(SimhashRunRef) == sizeof(SvRunRef) && sizeof(SimhashList) == sizeof(SvList),
+				 "metapage layout");
+StaticAssertDecl(SV_PAGE_ITEMS == SIMHASH_PAGE_ITEMS && SV_MAX_RUNS == SIMHASH_MAX_RUNS &&
+				 SV_MAX_RETIRED == SIMHASH_MAX_RETIRED &&
+				 SV_MAX_INDEX_TABLES == SIMHASH_MAX_INDEX_TABLES &&
+				 SV_PAGE_ID == SIMHASH_PAGE_ID && SV_MAGIC == SIMHASH_MAGIC,
+				 "constants");
 
-	return !PageIsNew(page) &&
-		PageGetSpecialSize(page) == MAXALIGN(sizeof(SimhashPageOpaqueData)) &&
-		opaque->page_id == SIMHASH_PAGE_ID &&
-		opaque->kind == kind && opaque->generation == generation;
+/*
+ * What this backend knows of the index between calls (rd_amcache, freed by
+ * the relcache when the index changes identity): its size in blocks, read
+ * again whenever a block number at or past it turns up (the index grows),
+ * and its number of tables, from the last metapage read.
+ */
+typedef struct SimhashCache
+{
+	BlockNumber nblocks;
+	int			ntables;
+} SimhashCache;
+
+static SimhashCache *
+index_cache(Relation index)
+{
+	if (index->rd_amcache == NULL)
+		index->rd_amcache = MemoryContextAllocZero(index->rd_indexcxt, sizeof(SimhashCache));
+	return (SimhashCache *) index->rd_amcache;
 }
 
-/* Check that a page read through the index's structure is what we expect. */
-void
-simhash_check_page(Relation index, Page page, BlockNumber blkno,
-				   uint16 kind, uint64 generation)
+/* The index's size in blocks, read again from the storage manager. */
+static BlockNumber
+refresh_nblocks(Relation index)
 {
-	SimhashPageOpaque opaque = SimhashPageGetOpaque(page);
+	SimhashCache *cache = index_cache(index);
 
-	if (PageIsNew(page) || PageGetSpecialSize(page) != MAXALIGN(sizeof(SimhashPageOpaqueData)) ||
-		opaque->page_id != SIMHASH_PAGE_ID)
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("index \"%s\" contains unexpected page at block %u",
-						RelationGetRelationName(index), blkno)));
-	if (opaque->kind != kind || opaque->generation != generation)
+	cache->nblocks = RelationGetNumberOfBlocks(index);
+	return cache->nblocks;
+}
+
+/* Report persistent corruption of the index at blkno. */
+void
+simhash_report_corrupt(Relation index, BlockNumber blkno, const char *problem)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INDEX_CORRUPTED),
+			 errmsg("index \"%s\" is corrupted at block %u",
+					RelationGetRelationName(index), blkno),
+			 errdetail_internal("%s", problem),
+			 errhint("REINDEX the index.  simhash_index_check() reports what is wrong.")));
+}
+
+/* Is blkno a page of the index other than the metapage? */
+bool
+simhash_block_exists(Relation index, BlockNumber blkno)
+{
+	if (sv_block_ok(blkno, index_cache(index)->nblocks))
+		return true;
+	return sv_block_ok(blkno, refresh_nblocks(index));
+}
+
+/*
+ * One more page of a chain (a leaf chain, a list, nested retired pages):
+ * a chain longer than the index has pages has a cycle.
+ */
+void
+simhash_chain_step(Relation index, BlockNumber *steps, BlockNumber blkno)
+{
+	if (++(*steps) <= index_cache(index)->nblocks)
+		return;
+	if (*steps <= refresh_nblocks(index))
+		return;
+	simhash_report_corrupt(index, blkno, "A chain of pages is longer than the index (a cycle).");
+}
+
+/*
+ * Is the run or list of this generation still in the index?  Reads the
+ * metapage as it is now.
+ */
+static bool
+generation_is_live(Relation index, uint64 generation)
+{
+	SimhashMetaPageData meta;
+
+	simhash_read_meta(index, &meta);
+	for (int i = 0; i < meta.nruns; i++)
+		if (meta.runs[i].generation == generation)
+			return true;
+	return meta.pending.generation == generation ||
+		meta.flushing.generation == generation ||
+		meta.nulls.generation == generation;
+}
+
+/*
+ * Read page blkno of the index, lock it in mode, and check that it is a
+ * page of this kind and generation whose fields are all in range
+ * (am_verify.c).  The one way the index's pages are read through its
+ * structure.  When it is not:
+ *	- with SIMHASH_READ_IF_OURS (walks that recycle pages), the page is
+ *	  simply not the run's or list's any more: InvalidBuffer;
+ *	- when the run or list expected is no longer in the index (the current
+ *	  metapage does not list its generation), its pages were recycled while
+ *	  a scan that copied the metapage earlier was reading them (on a standby
+ *	  without hot_standby_feedback): a serialization failure, which a retry
+ *	  resolves;
+ *	- otherwise the index is corrupted (ERRCODE_INDEX_CORRUPTED), and so
+ *	  always with SIMHASH_READ_META_LOCKED (the caller holds the metapage's
+ *	  buffer lock: nothing can be recycled, and we cannot read it again).
+ * The block number is checked against the relation's size first.
+ */
+Buffer
+simhash_read_page(Relation index, BlockNumber blkno, int mode, uint16 kind,
+				  uint64 generation, int flags)
+{
+	SimhashCache *cache = index_cache(index);
+	Buffer		buffer;
+	SvFacts		facts;
+	SvVerdict	verdict;
+	const char *problem = NULL;
+	SimhashPageOpaqueData found;
+
+	CHECK_FOR_INTERRUPTS();		/* every page read: long walks stay cancellable */
+	if (!simhash_block_exists(index, blkno))
+		simhash_report_corrupt(index, blkno,
+							   "A page of the index points to a block number outside it.");
+	if (kind == SIMHASH_RUN_HEADER && cache->ntables == 0 &&
+		!(flags & SIMHASH_READ_META_LOCKED))
+	{
+		SimhashMetaPageData meta;
+
+		simhash_read_meta(index, &meta);	/* sets cache->ntables */
+	}
+	buffer = ReadBuffer(index, blkno);
+	LockBuffer(buffer, mode);
+	facts.ntables = cache->ntables;
+	facts.nblocks = cache->nblocks;
+	verdict = sv_check_page(BufferGetPage(buffer), kind, generation, &facts, &problem);
+	if (verdict == SV_BAD && facts.nblocks != refresh_nblocks(index))
+	{
+		/* a next page or root beyond the size we knew: maybe the index grew */
+		facts.nblocks = cache->nblocks;
+		verdict = sv_check_page(BufferGetPage(buffer), kind, generation, &facts, &problem);
+	}
+	if (verdict == SV_OK)
+		return buffer;
+
+	memcpy(&found, SimhashPageGetOpaque(BufferGetPage(buffer)), sizeof(found));
+	UnlockReleaseBuffer(buffer);
+	if (verdict == SV_OTHER && (flags & SIMHASH_READ_IF_OURS))
+		return InvalidBuffer;
+	if (verdict == SV_OTHER && !(flags & SIMHASH_READ_META_LOCKED) &&
+		!generation_is_live(index, generation))
 		ereport(ERROR,
 				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
 				 errmsg("page %u of index \"%s\" was reused while it was being read",
 						blkno, RelationGetRelationName(index)),
 				 errdetail("Expected page kind %u of generation " UINT64_FORMAT ", found kind %u of generation " UINT64_FORMAT ".",
-						   kind, generation, opaque->kind, opaque->generation),
+						   kind, generation, found.kind, found.generation),
 				 errhint("Retry the query.  On a standby, hot_standby_feedback avoids this.")));
+	ereport(ERROR,
+			(errcode(ERRCODE_INDEX_CORRUPTED),
+			 errmsg("index \"%s\" is corrupted at block %u",
+					RelationGetRelationName(index), blkno),
+			 errdetail_internal("Expected page kind %u of generation " UINT64_FORMAT ": %s.",
+								kind, generation, problem),
+			 errhint("REINDEX the index.  simhash_index_check() reports what is wrong.")));
+	return InvalidBuffer;		/* keep compiler quiet */
 }
 
 void
@@ -126,36 +286,43 @@ simhash_init_metapage(Page page, int nblocks, int max_distance, int ntables)
 		((char *) meta + sizeof(SimhashMetaPageData)) - (char *) page;
 }
 
+/* Check the metapage (locked by the caller); remember its table count. */
 static void
 check_meta(Relation index, Page page)
 {
-	SimhashMetaPageData *meta = SimhashPageGetMeta(page);
+	const char *problem;
 
-	simhash_check_page(index, page, SIMHASH_METAPAGE_BLKNO, SIMHASH_META, 0);
-	if (meta->magic != SIMHASH_MAGIC || meta->version != SIMHASH_VERSION)
-		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("index \"%s\" is not a simhash index of version %d",
-						RelationGetRelationName(index), SIMHASH_VERSION)));
+	if (sv_check_meta(page, index_cache(index)->nblocks, &problem) != SV_OK &&
+		sv_check_meta(page, refresh_nblocks(index), &problem) != SV_OK)
+		simhash_report_corrupt(index, SIMHASH_METAPAGE_BLKNO, problem);
+	index_cache(index)->ntables = SimhashPageGetMeta(page)->ntables;
 }
 
-/* A copy of the metapage's contents. */
+/* The metapage's buffer, locked in mode, checked. */
+Buffer
+simhash_lock_meta(Relation index, int mode)
+{
+	Buffer		buffer = ReadBuffer(index, SIMHASH_METAPAGE_BLKNO);
+
+	LockBuffer(buffer, mode);
+	check_meta(index, BufferGetPage(buffer));
+	return buffer;
+}
+
+/* A copy of the metapage's contents, checked. */
 void
 simhash_read_meta(Relation index, SimhashMetaPageData *meta)
 {
-	Buffer		buffer = ReadBuffer(index, SIMHASH_METAPAGE_BLKNO);
-	Page		page;
+	Buffer		buffer = simhash_lock_meta(index, BUFFER_LOCK_SHARE);
 
-	LockBuffer(buffer, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buffer);
-	check_meta(index, page);
-	memcpy(meta, SimhashPageGetMeta(page), sizeof(SimhashMetaPageData));
+	memcpy(meta, SimhashPageGetMeta(BufferGetPage(buffer)), sizeof(SimhashMetaPageData));
 	UnlockReleaseBuffer(buffer);
 }
 
 void
 simhash_meta_blocks(const SimhashMetaPageData *meta, SimhashBlocks *blocks)
 {
+	/* checked with the metapage (sv_check_meta) */
 	if (!simhash_blocks_init(blocks, meta->nblocks, meta->max_distance))
 		elog(ERROR, "invalid simhash index geometry: blocks %d, max_distance %d",
 			 meta->nblocks, meta->max_distance);
@@ -169,7 +336,7 @@ simhash_meta_blocks(const SimhashMetaPageData *meta, SimhashBlocks *blocks)
 uint64
 simhash_list_append(Relation index, uint64 hash, ItemPointer tid, bool isnull)
 {
-	Buffer		metabuf = ReadBuffer(index, SIMHASH_METAPAGE_BLKNO);
+	Buffer		metabuf = simhash_lock_meta(index, BUFFER_LOCK_EXCLUSIVE);
 	Buffer		tailbuf = InvalidBuffer;
 	Buffer		newbuf = InvalidBuffer;
 	GenericXLogState *state;
@@ -182,17 +349,16 @@ simhash_list_append(Relation index, uint64 hash, ItemPointer tid, bool isnull)
 	SimhashList *list;
 	uint64		appended;
 
-	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
-	check_meta(index, BufferGetPage(metabuf));
 	meta = SimhashPageGetMeta(BufferGetPage(metabuf));
 	list = isnull ? &meta->nulls : &meta->pending;
 
 	if (list->head != InvalidBlockNumber)
 	{
-		tailbuf = ReadBuffer(index, list->tail);
-		LockBuffer(tailbuf, BUFFER_LOCK_EXCLUSIVE);
-		simhash_check_page(index, BufferGetPage(tailbuf), list->tail,
-						   SIMHASH_PENDING, list->generation);
+		tailbuf = simhash_read_page(index, list->tail, BUFFER_LOCK_EXCLUSIVE,
+									SIMHASH_PENDING, list->generation,
+									SIMHASH_READ_META_LOCKED);
+		if (SimhashPageGetOpaque(BufferGetPage(tailbuf))->next != InvalidBlockNumber)
+			simhash_report_corrupt(index, list->tail, "The tail of a list has a next page.");
 		if (SimhashPageItems(BufferGetPage(tailbuf)) >= (int) SIMHASH_PAGE_ITEMS)
 			newbuf = simhash_new_buffer(index);
 	}

@@ -36,23 +36,7 @@ simhash_run_input_reserve(SimhashRunInput *in, size_t n)
 void
 simhash_matches_add(SimhashMatches *m, ItemPointer tid, uint64 hash)
 {
-	if (m->n >= m->cap)
-	{
-		m->cap = Max(m->cap * 2, 64);
-		if (m->tids == NULL)
-		{
-			m->tids = MemoryContextAllocHuge(CurrentMemoryContext, m->cap * sizeof(ItemPointerData));
-			m->hashes = MemoryContextAllocHuge(CurrentMemoryContext, m->cap * sizeof(uint64));
-		}
-		else
-		{
-			m->tids = repalloc_huge(m->tids, m->cap * sizeof(ItemPointerData));
-			m->hashes = repalloc_huge(m->hashes, m->cap * sizeof(uint64));
-		}
-	}
-	m->tids[m->n] = *tid;
-	m->hashes[m->n] = hash;
-	m->n++;
+	m->fn(m->arg, tid, hash);
 }
 
 /* ---- writing a run ---- */
@@ -315,18 +299,19 @@ simhash_write_list(Relation index, const SimhashRunInput *input, uint16 flags,
 
 /* ---- reading runs ---- */
 
-/* Read a run's header into a palloc'd copy, checking its generation. */
-static SimhashRunHeader *
-read_header(Relation index, BlockNumber blkno, uint64 generation)
+/*
+ * Read a run's header into a palloc'd copy, checked (its table count is
+ * the metapage's, its roots and heights in range).
+ */
+SimhashRunHeader *
+simhash_read_run_header(Relation index, BlockNumber blkno, uint64 generation)
 {
-	Buffer		buffer = ReadBuffer(index, blkno);
-	Page		page;
+	Buffer		buffer = simhash_read_page(index, blkno, BUFFER_LOCK_SHARE,
+										   SIMHASH_RUN_HEADER, generation, 0);
+	Page		page = BufferGetPage(buffer);
 	SimhashRunHeader *copy;
 	Size		size;
 
-	LockBuffer(buffer, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buffer);
-	simhash_check_page(index, page, blkno, SIMHASH_RUN_HEADER, generation);
 	size = offsetof(SimhashRunHeader, trees) +
 		SimhashPageRunHeader(page)->ntables * sizeof(SimhashRunTree);
 	copy = palloc(size);
@@ -335,21 +320,18 @@ read_header(Relation index, BlockNumber blkno, uint64 generation)
 	return copy;
 }
 
-/* The leftmost leaf of a tree. */
-static BlockNumber
-leftmost_leaf(Relation index, const SimhashRunTree *tree, uint64 generation)
+/* The leftmost leaf of a tree (of a checked run header). */
+BlockNumber
+simhash_leftmost_leaf(Relation index, const SimhashRunTree *tree, uint64 generation)
 {
 	BlockNumber blkno = tree->root;
 
 	for (int level = tree->height; level > 0; level--)
 	{
-		Buffer		buffer = ReadBuffer(index, blkno);
-		Page		page;
+		Buffer		buffer = simhash_read_page(index, blkno, BUFFER_LOCK_SHARE,
+											   SIMHASH_INNER, generation, 0);
 
-		LockBuffer(buffer, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buffer);
-		simhash_check_page(index, page, blkno, SIMHASH_INNER, generation);
-		blkno = SimhashPageInner(page)[0].child;
+		blkno = SimhashPageInner(BufferGetPage(buffer))[0].child;
 		UnlockReleaseBuffer(buffer);
 	}
 	return blkno;
@@ -362,14 +344,16 @@ static void
 walk_chain(Relation index, BlockNumber blkno, uint16 kind, uint64 generation,
 		   SimhashEntriesFn fn, void *arg)
 {
+	BlockNumber steps = 0;
+
 	while (blkno != InvalidBlockNumber)
 	{
-		Buffer		buffer = ReadBuffer(index, blkno);
+		Buffer		buffer;
 		Page		page;
 
-		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		simhash_chain_step(index, &steps, blkno);
+		buffer = simhash_read_page(index, blkno, BUFFER_LOCK_SHARE, kind, generation, 0);
 		page = BufferGetPage(buffer);
-		simhash_check_page(index, page, blkno, kind, generation);
 		fn(SimhashPageEntries(page), SimhashPageItems(page), arg);
 		blkno = SimhashPageGetOpaque(page)->next;
 		UnlockReleaseBuffer(buffer);
@@ -413,9 +397,9 @@ void
 simhash_read_run_entries(Relation index, const SimhashRunRef *run,
 						 SimhashRunInput *out, bool skip_dead)
 {
-	SimhashRunHeader *header = read_header(index, run->header, run->generation);
+	SimhashRunHeader *header = simhash_read_run_header(index, run->header, run->generation);
 
-	read_chain(index, leftmost_leaf(index, &header->trees[0], run->generation),
+	read_chain(index, simhash_leftmost_leaf(index, &header->trees[0], run->generation),
 			   SIMHASH_LEAF, run->generation, out, skip_dead);
 	pfree(header);
 }
@@ -447,6 +431,7 @@ typedef struct MergeSource
 	size_t		lpos;
 	bool		done;
 	uint64		key;			/* the current entry's permuted hash */
+	BlockNumber steps;			/* leaves read (a cycle is corruption) */
 	struct DeadTids *dead;		/* see source_advance() */
 } MergeSource;
 
@@ -563,12 +548,13 @@ source_advance(MergeSource *src, const SimhashTable *tab, bool first)
 			return;
 		}
 		{
-			Buffer		buffer = ReadBuffer(src->index, src->next);
+			Buffer		buffer;
 			Page		page;
 
-			LockBuffer(buffer, BUFFER_LOCK_SHARE);
+			simhash_chain_step(src->index, &src->steps, src->next);
+			buffer = simhash_read_page(src->index, src->next, BUFFER_LOCK_SHARE,
+									   SIMHASH_LEAF, src->generation, 0);
 			page = BufferGetPage(buffer);
-			simhash_check_page(src->index, page, src->next, SIMHASH_LEAF, src->generation);
 			src->n = SimhashPageItems(page);
 			memcpy(src->entries, SimhashPageEntries(page), src->n * sizeof(SimhashEntry));
 			src->next = SimhashPageGetOpaque(page)->next;
@@ -614,7 +600,7 @@ simhash_merge_runs(Relation index, const SimhashBlocks *blocks,
 	w.generation = generation;
 	w.npages = 0;
 	for (int r = 0; r < nruns; r++)
-		headers[r] = read_header(index, runs[r].header, runs[r].generation);
+		headers[r] = simhash_read_run_header(index, runs[r].header, runs[r].generation);
 
 	headbuf = simhash_new_buffer(index);
 	headblk = BufferGetBlockNumber(headbuf);
@@ -638,7 +624,7 @@ simhash_merge_runs(Relation index, const SimhashBlocks *blocks,
 			memset(src, 0, offsetof(MergeSource, entries));
 			src->index = index;
 			src->generation = runs[r].generation;
-			src->next = leftmost_leaf(index, &headers[r]->trees[t], runs[r].generation);
+			src->next = simhash_leftmost_leaf(index, &headers[r]->trees[t], runs[r].generation);
 			src->n = src->pos = 0;
 			src->list = NULL;
 			src->done = false;
@@ -696,8 +682,9 @@ simhash_merge_runs(Relation index, const SimhashBlocks *blocks,
 			}
 		}
 		else if (tw.nentries != *nentries)
-			elog(ERROR, "simhash merge found " UINT64_FORMAT " entries in table %d, " UINT64_FORMAT " in table 0",
-				 tw.nentries, t, *nentries);
+			simhash_report_corrupt(index, nruns > 0 ? runs[0].header : headblk,
+								   psprintf("A merge found " UINT64_FORMAT " entries in table %d, " UINT64_FORMAT " in table 0.",
+											tw.nentries, t, *nentries));
 		header->trees[t].root = tree_end(&tw, &header->trees[t].height);
 		header->trees[t].pad = 0;
 	}
@@ -745,21 +732,20 @@ search_prefix(SearchState *s, uint64 lo)
 {
 	uint64		mask = s->tab->prefix_mask;
 	BlockNumber blkno = s->tree->root;
+	BlockNumber steps = 0;
 
 	lo &= mask;
 	/* descend to the last child whose first prefix is below lo */
 	for (int level = s->tree->height; level > 0; level--)
 	{
-		Buffer		buffer = ReadBuffer(s->index, blkno);
-		Page		page;
+		Buffer		buffer = simhash_read_page(s->index, blkno, BUFFER_LOCK_SHARE,
+											   SIMHASH_INNER, s->generation, 0);
+		Page		page = BufferGetPage(buffer);
 		SimhashInnerItem *items;
 		int			n,
 					a = 0,
 					b;
 
-		LockBuffer(buffer, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buffer);
-		simhash_check_page(s->index, page, blkno, SIMHASH_INNER, s->generation);
 		items = SimhashPageInner(page);
 		n = SimhashPageItems(page);
 		b = n;
@@ -780,7 +766,7 @@ search_prefix(SearchState *s, uint64 lo)
 	/* scan leaves from the first entry with prefix >= lo while it equals lo */
 	while (blkno != InvalidBlockNumber)
 	{
-		Buffer		buffer = ReadBuffer(s->index, blkno);
+		Buffer		buffer;
 		Page		page;
 		SimhashEntry *entries;
 		int			n,
@@ -788,9 +774,10 @@ search_prefix(SearchState *s, uint64 lo)
 					b;
 		bool		done = false;
 
-		LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		simhash_chain_step(s->index, &steps, blkno);
+		buffer = simhash_read_page(s->index, blkno, BUFFER_LOCK_SHARE,
+								   SIMHASH_LEAF, s->generation, 0);
 		page = BufferGetPage(buffer);
-		simhash_check_page(s->index, page, blkno, SIMHASH_LEAF, s->generation);
 		entries = SimhashPageEntries(page);
 		n = SimhashPageItems(page);
 		b = n;
@@ -917,7 +904,7 @@ simhash_search_run(Relation index, const SimhashBlocks *blocks,
 	if (radius < 0)
 		return;
 	radius = Min(radius, 64);
-	header = read_header(index, run->header, run->generation);
+	header = simhash_read_run_header(index, run->header, run->generation);
 	e = simhash_probe_distance(blocks, radius);
 	tab = palloc(sizeof(SimhashTable));
 
@@ -925,7 +912,7 @@ simhash_search_run(Relation index, const SimhashBlocks *blocks,
 	simhash_table_init(blocks, 0, tab);
 	if (simhash_search_reads_all(blocks, radius, header->nentries))
 	{
-		scan_chain(index, leftmost_leaf(index, &header->trees[0], run->generation),
+		scan_chain(index, simhash_leftmost_leaf(index, &header->trees[0], run->generation),
 				   SIMHASH_LEAF, run->generation, center, radius, out);
 		pfree(tab);
 		pfree(header);
@@ -976,16 +963,17 @@ static void
 visit_tree(Relation index, BlockNumber blkno, int height, uint64 generation,
 		   SimhashPageVisitor visit, void *arg)
 {
-	Buffer		buffer = ReadBuffer(index, blkno);
+	Buffer		buffer = simhash_read_page(index, blkno, BUFFER_LOCK_SHARE,
+										   height > 0 ? SIMHASH_INNER : SIMHASH_LEAF,
+										   generation, SIMHASH_READ_IF_OURS);
 	Page		page;
 	int			n = 0;
 	BlockNumber *children = NULL;
-	bool		ours;
 
-	LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	if (!BufferIsValid(buffer))
+		return;
 	page = BufferGetPage(buffer);
-	ours = simhash_page_is(page, height > 0 ? SIMHASH_INNER : SIMHASH_LEAF, generation);
-	if (ours && height > 0)
+	if (height > 0)
 	{
 		n = SimhashPageItems(page);
 		children = palloc(n * sizeof(BlockNumber));
@@ -993,8 +981,7 @@ visit_tree(Relation index, BlockNumber blkno, int height, uint64 generation,
 			children[i] = SimhashPageInner(page)[i].child;
 	}
 	UnlockReleaseBuffer(buffer);
-	if (!ours)
-		return;
+	CHECK_FOR_INTERRUPTS();
 	for (int i = 0; i < n; i++)
 		visit_tree(index, children[i], height - 1, generation, visit, arg);
 	if (children)
@@ -1010,21 +997,19 @@ void
 simhash_visit_run_pages(Relation index, BlockNumber headblk, uint64 generation,
 						SimhashPageVisitor visit, void *arg)
 {
-	Buffer		buffer = ReadBuffer(index, headblk);
-	SimhashRunHeader *header = NULL;
+	Buffer		buffer = simhash_read_page(index, headblk, BUFFER_LOCK_SHARE,
+										   SIMHASH_RUN_HEADER, generation,
+										   SIMHASH_READ_IF_OURS);
+	SimhashRunHeader *header;
+	Size		size;
 
-	LockBuffer(buffer, BUFFER_LOCK_SHARE);
-	if (simhash_page_is(BufferGetPage(buffer), SIMHASH_RUN_HEADER, generation))
-	{
-		SimhashRunHeader *h = SimhashPageRunHeader(BufferGetPage(buffer));
-		Size		size = offsetof(SimhashRunHeader, trees) + h->ntables * sizeof(SimhashRunTree);
-
-		header = palloc(size);
-		memcpy(header, h, size);
-	}
-	UnlockReleaseBuffer(buffer);
-	if (header == NULL)
+	if (!BufferIsValid(buffer))
 		return;
+	size = offsetof(SimhashRunHeader, trees) +
+		SimhashPageRunHeader(BufferGetPage(buffer))->ntables * sizeof(SimhashRunTree);
+	header = palloc(size);
+	memcpy(header, SimhashPageRunHeader(BufferGetPage(buffer)), size);
+	UnlockReleaseBuffer(buffer);
 	for (uint32 t = 0; t < header->ntables; t++)
 		visit_tree(index, header->trees[t].root, header->trees[t].height,
 				   generation, visit, arg);
@@ -1064,6 +1049,7 @@ simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 	uint64		acc;
 	BlockNumber newheader = InvalidBlockNumber;
 	uint64		newcount = 0;
+	int			nruns_before;
 	MemoryContext oldcxt,
 				cxt;
 
@@ -1080,8 +1066,7 @@ simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 	if (simhash_recycle(index) > 0)
 		IndexFreeSpaceMapVacuum(index);	/* searches start at the upper levels */
 
-	metabuf = ReadBuffer(index, SIMHASH_METAPAGE_BLKNO);
-	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	metabuf = simhash_lock_meta(index, BUFFER_LOCK_EXCLUSIVE);
 	memcpy(&meta, SimhashPageGetMeta(BufferGetPage(metabuf)), sizeof(meta));
 	/* the pending list will become the flushing list */
 	if (meta.flushing.head == InvalidBlockNumber && meta.pending.head != InvalidBlockNumber)
@@ -1114,7 +1099,7 @@ simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 			first_merged = meta.nruns - 2;	/* a full list: merge two */
 		for (int i = 0; i < first_merged && dead_fraction < 1.0; i++)
 		{
-			SimhashRunHeader *h = read_header(index, meta.runs[i].header,
+			SimhashRunHeader *h = simhash_read_run_header(index, meta.runs[i].header,
 											  meta.runs[i].generation);
 
 			if ((double) h->ndead > dead_fraction * (double) h->nentries)
@@ -1134,6 +1119,7 @@ simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 
 	/* publish the flushing list, and take a generation for the new run */
 	generation = meta.next_generation++;
+	nruns_before = meta.nruns;
 	log_meta_update(index, metabuf, &meta);
 	LockBuffer(metabuf, BUFFER_LOCK_UNLOCK);
 
@@ -1148,6 +1134,9 @@ simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 	/* swap: only we change runs and the flushing list (heavyweight lock) */
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 	memcpy(&meta, SimhashPageGetMeta(BufferGetPage(metabuf)), sizeof(meta));
+	if (meta.nruns != nruns_before)
+		simhash_report_corrupt(index, SIMHASH_METAPAGE_BLKNO,
+							   "The metapage's runs changed during a merge.");
 	for (int i = first_merged; i < meta.nruns; i++)
 		simhash_retire(index, &meta, meta.runs[i].header, SIMHASH_RETIRED_RUN,
 					   meta.runs[i].generation);

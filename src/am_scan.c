@@ -8,15 +8,44 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/relscan.h"
+#include "access/tableam.h"
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
 #include "pgstat.h"
 #include "port/pg_bitutils.h"
 #include "utils/memutils.h"
+#include "utils/tuplesort.h"
+#include "catalog/pg_operator_d.h"
+#include "catalog/pg_type_d.h"
 
 #include "am.h"
 #include "simhash.h"
+
+/*
+ * A batch of matches as 64-bit keys that sort in the order they are
+ * returned: (distance code << 48) | (heap block << 16) | offset.  The
+ * distance code is the distance to the ORDER BY argument, 0 in unordered
+ * scans, BATCH_NULL_DIST where the distance is NULL.  A TID found by
+ * several tables of a run appears several times with the same key: equal
+ * neighbours once sorted, returned once.  The keys stay in memory while
+ * they fit in work_mem, then go to a tuplesort that spills to disk.
+ */
+#define BATCH_NULL_DIST 127
+
+typedef struct Batch
+{
+	uint64	   *keys;			/* in memory (sort == NULL) */
+	size_t		n;
+	size_t		cap;
+	size_t		limit;			/* keys that fit in work_mem */
+	size_t		next;
+	Tuplesortstate *sort;		/* spilled */
+	bool		open;
+	bool		have_last;
+	uint64		last;
+} Batch;
 
 typedef struct SimhashScanOpaqueData
 {
@@ -33,14 +62,112 @@ typedef struct SimhashScanOpaqueData
 	uint64		query;
 	int			ring;			/* next ring to read */
 	bool		nulls_done;
-	/* the batch being returned */
-	ItemPointerData *tids;
-	int32	   *dists;			/* -1: NULL key */
-	size_t		n;
-	size_t		next;
+	BlockNumber heap_blocks;	/* the heap's size as last read (TID checks) */
+	Batch		batch;			/* the batch being returned */
 } SimhashScanOpaqueData;
 
 typedef SimhashScanOpaqueData *SimhashScanOpaque;
+
+static void
+batch_end(Batch *b)
+{
+	if (b->sort)
+		tuplesort_end(b->sort);
+	if (b->keys)
+		pfree(b->keys);
+	memset(b, 0, sizeof(Batch));
+}
+
+/* A new, empty batch (in the current memory context). */
+static void
+batch_begin(Batch *b)
+{
+	batch_end(b);
+	b->limit = Max((size_t) work_mem * 1024 / sizeof(uint64), 64);
+	b->open = true;
+}
+
+static void
+batch_add(Batch *b, uint64 key)
+{
+	if (b->sort == NULL && b->n >= b->limit)
+	{
+		/* over work_mem: from now on, a sort that spills */
+		b->sort = tuplesort_begin_datum(INT8OID, Int8LessOperator, InvalidOid, false,
+										work_mem, NULL, TUPLESORT_NONE);
+		for (size_t i = 0; i < b->n; i++)
+			tuplesort_putdatum(b->sort, Int64GetDatum((int64) b->keys[i]), false);
+		pfree(b->keys);
+		b->keys = NULL;
+		b->n = b->cap = 0;
+	}
+	if (b->sort)
+	{
+		tuplesort_putdatum(b->sort, Int64GetDatum((int64) key), false);
+		return;
+	}
+	if (b->n >= b->cap)
+	{
+		b->cap = Min(Max(b->cap * 2, 64), b->limit);
+		b->keys = b->keys ? repalloc(b->keys, b->cap * sizeof(uint64)) :
+			palloc(b->cap * sizeof(uint64));
+	}
+	b->keys[b->n++] = key;
+}
+
+static int
+key_cmp(const void *a, const void *b)
+{
+	uint64		x = *(const uint64 *) a;
+	uint64		y = *(const uint64 *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* All keys added: sort them. */
+static void
+batch_done(Batch *b)
+{
+	if (b->sort)
+		tuplesort_performsort(b->sort);
+	else if (b->n > 1)
+		qsort(b->keys, b->n, sizeof(uint64), key_cmp);
+}
+
+/* The next distinct key of the batch; false at its end. */
+static bool
+batch_next(Batch *b, ItemPointer tid, int32 *dist)
+{
+	for (;;)
+	{
+		uint64		key;
+
+		if (!b->open)
+			return false;
+		if (b->sort)
+		{
+			Datum		d;
+			bool		isnull;
+
+			if (!tuplesort_getdatum(b->sort, true, &d, &isnull, NULL))
+				return false;
+			key = (uint64) DatumGetInt64(d);
+		}
+		else
+		{
+			if (b->next >= b->n)
+				return false;
+			key = b->keys[b->next++];
+		}
+		if (b->have_last && key == b->last)
+			continue;
+		b->have_last = true;
+		b->last = key;
+		ItemPointerSet(tid, (BlockNumber) (key >> 16), (OffsetNumber) (key & 0xFFFF));
+		*dist = (int32) (key >> 48) == BATCH_NULL_DIST ? -1 : (int32) (key >> 48);
+		return true;
+	}
+}
 
 IndexScanDesc
 simhash_beginscan(Relation index, int nkeys, int norderbys)
@@ -69,12 +196,9 @@ simhash_rescan(IndexScanDesc scan, ScanKey keys, int nkeys,
 		memmove(scan->keyData, keys, scan->numberOfKeys * sizeof(ScanKeyData));
 	if (orderbys && scan->numberOfOrderBys > 0)
 		memmove(scan->orderByData, orderbys, scan->numberOfOrderBys * sizeof(ScanKeyData));
+	batch_end(&so->batch);
 	MemoryContextReset(so->cxt);
 	so->computed = false;
-	so->tids = NULL;
-	so->dists = NULL;
-	so->n = 0;
-	so->next = 0;
 }
 
 void
@@ -82,34 +206,9 @@ simhash_endscan(IndexScanDesc scan)
 {
 	SimhashScanOpaque so = (SimhashScanOpaque) scan->opaque;
 
+	batch_end(&so->batch);
 	MemoryContextDelete(so->cxt);
 	pfree(so);
-}
-
-typedef struct Match
-{
-	ItemPointerData tid;
-	int32		dist;
-} Match;
-
-static int
-match_by_tid(const void *a, const void *b)
-{
-	Match	   *x = (Match *) a;
-	Match	   *y = (Match *) b;
-
-	return ItemPointerCompare(&x->tid, &y->tid);
-}
-
-static int
-match_by_dist(const void *a, const void *b)
-{
-	Match	   *x = (Match *) a;
-	Match	   *y = (Match *) b;
-
-	if (x->dist != y->dist)
-		return x->dist < y->dist ? -1 : 1;
-	return ItemPointerCompare(&x->tid, &y->tid);
 }
 
 /* Start a scan: the metapage, the geometry and the radius of the keys. */
@@ -146,68 +245,108 @@ start_scan(IndexScanDesc scan)
 }
 
 /*
- * Entries within radius of center that are inside every ball of the keys,
- * with their distance to `query` (or -1 when unordered); lo..hi bounds that
- * distance.  Returned in so->cxt; *n receives the count.
+ * An entry's TID, before it is returned: an offset a heap page can hold
+ * (a bitmap needs that of any table), and for a heap read by an index scan
+ * a block inside the table (a bitmap heap scan skips blocks past the end by
+ * itself).  The heap's size is read again when a block at or past the size
+ * last read turns up: the heap grows.  Index scans of other table AMs
+ * return their TIDs as they are.
  */
-static Match *
-gather(IndexScanDesc scan, uint64 center, int radius, int lo, int hi, size_t *n)
+static void
+check_tid(IndexScanDesc scan, ItemPointer tid)
 {
 	SimhashScanOpaque so = (SimhashScanOpaque) scan->opaque;
-	SimhashMatches found = {NULL, NULL, 0, 0};
-	Match	   *out;
-	size_t		m = 0;
+	Relation	heap = scan->heapRelation;
+	bool		heapam = heap != NULL && heap->rd_tableam == GetHeapamTableAmRoutine();
+	BlockNumber blkno = ItemPointerGetBlockNumberNoCheck(tid);
+	OffsetNumber off = ItemPointerGetOffsetNumberNoCheck(tid);
+	bool		off_ok = off >= FirstOffsetNumber && off <= MaxHeapTuplesPerPage;
 
+	if (heap != NULL && !heapam)
+		return;
+	if (off_ok && (!heapam || blkno < so->heap_blocks))
+		return;
+	if (heapam)
+		so->heap_blocks = RelationGetNumberOfBlocks(heap);
+	if (!off_ok || (heapam && blkno >= so->heap_blocks))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" is corrupted: an entry points to (%u,%u), outside its table",
+						RelationGetRelationName(scan->indexRelation), blkno, off),
+				 errhint("REINDEX the index.  simhash_index_check() reports what is wrong.")));
+}
+
+/* what gather_match() keeps, and where */
+typedef struct GatherArg
+{
+	IndexScanDesc scan;
+	int			lo;
+	int			hi;
+} GatherArg;
+
+/* A match of a run or list: keep it if inside every ball and ring. */
+static void
+gather_match(void *arg, ItemPointer tid, uint64 hash)
+{
+	GatherArg  *g = (GatherArg *) arg;
+	IndexScanDesc scan = g->scan;
+	SimhashScanOpaque so = (SimhashScanOpaque) scan->opaque;
+	int			dist = pg_popcount64(hash ^ so->query);
+	int			code = 0;
+
+	for (int k = 0; k < scan->numberOfKeys; k++)
+	{
+		SimhashBall *ball = DatumGetSimhashBallP(scan->keyData[k].sk_argument);
+
+		if (pg_popcount64(hash ^ ball->center) > ball->radius)
+			return;
+	}
+	if (so->ordered && !so->order_null)
+	{
+		if (dist < g->lo || dist > g->hi)
+			return;
+		code = dist;
+	}
+	else if (so->ordered)
+		code = BATCH_NULL_DIST;
+	check_tid(scan, tid);
+	batch_add(&so->batch, ((uint64) code << 48) |
+			  ((uint64) ItemPointerGetBlockNumberNoCheck(tid) << 16) |
+			  ItemPointerGetOffsetNumberNoCheck(tid));
+}
+
+/*
+ * Make the next batch the entries within radius of center that are inside
+ * every ball of the keys, with their distance to `query` (when ordered);
+ * lo..hi bounds that distance.
+ */
+static void
+gather(IndexScanDesc scan, uint64 center, int radius, int lo, int hi)
+{
+	SimhashScanOpaque so = (SimhashScanOpaque) scan->opaque;
+	GatherArg	arg = {scan, lo, hi};
+	SimhashMatches found = {gather_match, &arg};
+
+	batch_begin(&so->batch);
 	for (int i = 0; i < so->meta.nruns; i++)
 		simhash_search_run(scan->indexRelation, &so->blocks, &so->meta.runs[i],
 						   center, radius, &found);
 	simhash_search_list(scan->indexRelation, &so->meta.flushing, center, radius, &found);
 	simhash_search_list(scan->indexRelation, &so->meta.pending, center, radius, &found);
-
-	out = palloc_extended(Max(found.n, 1) * sizeof(Match), MCXT_ALLOC_HUGE);
-	for (size_t i = 0; i < found.n; i++)
-	{
-		bool		ok = true;
-		int			dist = pg_popcount64(found.hashes[i] ^ so->query);
-
-		for (int k = 0; k < scan->numberOfKeys && ok; k++)
-		{
-			SimhashBall *ball = DatumGetSimhashBallP(scan->keyData[k].sk_argument);
-
-			ok = pg_popcount64(found.hashes[i] ^ ball->center) <= ball->radius;
-		}
-		if (ok && so->ordered && !so->order_null)
-			ok = dist >= lo && dist <= hi;
-		if (ok)
-		{
-			out[m].tid = found.tids[i];
-			out[m].dist = (so->ordered && !so->order_null) ? dist : -1;
-			m++;
-		}
-	}
-	*n = m;
-	return out;
+	batch_done(&so->batch);
 }
 
-/* Make matches[] the next batch (deduplicated: a tree each may find one). */
+/* A match of the nulls list. */
 static void
-set_batch(SimhashScanOpaque so, Match *matches, size_t n, bool by_dist)
+null_match(void *arg, ItemPointer tid, uint64 hash)
 {
-	size_t		k = 0;
+	IndexScanDesc scan = (IndexScanDesc) arg;
+	SimhashScanOpaque so = (SimhashScanOpaque) scan->opaque;
 
-	qsort(matches, n, sizeof(Match), by_dist ? match_by_dist : match_by_tid);
-	so->tids = palloc_extended(Max(n, 1) * sizeof(ItemPointerData), MCXT_ALLOC_HUGE);
-	so->dists = palloc_extended(Max(n, 1) * sizeof(int32), MCXT_ALLOC_HUGE);
-	for (size_t i = 0; i < n; i++)
-	{
-		if (k > 0 && ItemPointerEquals(&so->tids[k - 1], &matches[i].tid))
-			continue;
-		so->tids[k] = matches[i].tid;
-		so->dists[k] = matches[i].dist;
-		k++;
-	}
-	so->n = k;
-	so->next = 0;
+	check_tid(scan, tid);
+	batch_add(&so->batch, ((uint64) BATCH_NULL_DIST << 48) |
+			  ((uint64) ItemPointerGetBlockNumberNoCheck(tid) << 16) |
+			  ItemPointerGetOffsetNumberNoCheck(tid));
 }
 
 /* The rows whose key is NULL (key-less scans only). */
@@ -215,17 +354,12 @@ static void
 null_batch(IndexScanDesc scan)
 {
 	SimhashScanOpaque so = (SimhashScanOpaque) scan->opaque;
-	SimhashRunInput nulls = {NULL, NULL, 0};
-	Match	   *matches;
+	SimhashMatches found = {null_match, scan};
 
-	simhash_read_list_entries(scan->indexRelation, &so->meta.nulls, &nulls, true);
-	matches = palloc_extended(Max(nulls.n, 1) * sizeof(Match), MCXT_ALLOC_HUGE);
-	for (size_t i = 0; i < nulls.n; i++)
-	{
-		matches[i].tid = nulls.tids[i];
-		matches[i].dist = -1;
-	}
-	set_batch(so, matches, nulls.n, false);
+	batch_begin(&so->batch);
+	/* every live entry is within 64 bits of anything */
+	simhash_search_list(scan->indexRelation, &so->meta.nulls, 0, 64, &found);
+	batch_done(&so->batch);
 }
 
 /*
@@ -240,8 +374,6 @@ next_batch(IndexScanDesc scan)
 {
 	SimhashScanOpaque so = (SimhashScanOpaque) scan->opaque;
 	MemoryContext oldcxt = MemoryContextSwitchTo(so->cxt);
-	Match	   *matches;
-	size_t		n;
 	bool		more = true;
 
 	if (!so->computed)
@@ -265,8 +397,7 @@ next_batch(IndexScanDesc scan)
 					break;
 				}
 			}
-			matches = gather(scan, center, so->max_radius, 0, 64, &n);
-			set_batch(so, matches, n, false);
+			gather(scan, center, so->max_radius, 0, 64);
 			so->ring = 65;
 		}
 		else if (so->keyless && !so->nulls_done)
@@ -285,14 +416,12 @@ next_batch(IndexScanDesc scan)
 			largest = Max(largest, so->meta.runs[i].nentries);
 		if (simhash_search_reads_all(&so->blocks, so->ring, largest))
 		{
-			matches = gather(scan, so->query, so->max_radius, so->ring, so->max_radius, &n);
-			set_batch(so, matches, n, true);
+			gather(scan, so->query, so->max_radius, so->ring, so->max_radius);
 			so->ring = so->max_radius + 1;
 		}
 		else
 		{
-			matches = gather(scan, so->query, so->ring, so->ring, so->ring, &n);
-			set_batch(so, matches, n, false);
+			gather(scan, so->query, so->ring, so->ring, so->ring);
 			so->ring++;
 		}
 	}
@@ -303,6 +432,8 @@ next_batch(IndexScanDesc scan)
 	}
 	else
 		more = false;
+	if (!more)
+		batch_end(&so->batch);
 	MemoryContextSwitchTo(oldcxt);
 	return more;
 }
@@ -311,24 +442,21 @@ bool
 simhash_gettuple(IndexScanDesc scan, ScanDirection dir)
 {
 	SimhashScanOpaque so = (SimhashScanOpaque) scan->opaque;
+	int32		dist;
 
-	while (!so->computed || so->next >= so->n)
+	while (!so->computed || !batch_next(&so->batch, &scan->xs_heaptid, &dist))
 	{
 		CHECK_FOR_INTERRUPTS();
 		if (!next_batch(scan))
 			return false;
 	}
-	scan->xs_heaptid = so->tids[so->next];
 	scan->xs_recheck = false;
 	if (so->ordered)
 	{
-		int32		dist = so->dists[so->next];
-
 		scan->xs_orderbyvals[0] = Int32GetDatum(dist);
 		scan->xs_orderbynulls[0] = (dist < 0);
 		scan->xs_recheckorderby = false;
 	}
-	so->next++;
 	return true;
 }
 
@@ -337,12 +465,18 @@ simhash_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 {
 	SimhashScanOpaque so = (SimhashScanOpaque) scan->opaque;
 	int64		total = 0;
+	ItemPointerData tid;
+	int32		dist;
 
 	while (next_batch(scan))
 	{
-		if (so->n > 0)
-			tbm_add_tuples(tbm, so->tids, so->n, false);
-		total += so->n;
+		while (batch_next(&so->batch, &tid, &dist))
+		{
+			tbm_add_tuples(tbm, &tid, 1, false);
+			total++;
+			if ((total & 1023) == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
 	}
 	return total;
 }

@@ -16,6 +16,7 @@
 #include "utils/snapmgr.h"
 
 #include "am.h"
+#include "am_verify.h"
 
 /* a run is rewritten by VACUUM when this share of its entries is dead */
 #define SIMHASH_VACUUM_DEAD_FRACTION 0.1
@@ -89,16 +90,14 @@ static int
 mark_page(Relation index, BlockNumber blkno, uint16 kind, uint64 generation,
 		  DeadSet *deadset, double *live, BlockNumber *next)
 {
-	Buffer		buffer = ReadBuffer(index, blkno);
-	Page		page;
+	Buffer		buffer = simhash_read_page(index, blkno, BUFFER_LOCK_EXCLUSIVE,
+										   kind, generation, 0);
+	Page		page = BufferGetPage(buffer);
 	SimhashEntry *entries;
 	int			n,
 				ndead = 0;
 	bool	   *dead;
 
-	LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
-	page = BufferGetPage(buffer);
-	simhash_check_page(index, page, blkno, kind, generation);
 	entries = SimhashPageEntries(page);
 	n = SimhashPageItems(page);
 	dead = palloc0(n * sizeof(bool));
@@ -141,53 +140,26 @@ mark_chain(Relation index, BlockNumber blkno, uint16 kind, uint64 generation,
 		   DeadSet *deadset, double *live)
 {
 	uint64		ndead = 0;
+	BlockNumber steps = 0;
 
 	while (blkno != InvalidBlockNumber)
 	{
+		simhash_chain_step(index, &steps, blkno);
 		ndead += mark_page(index, blkno, kind, generation, deadset, live, &blkno);
 		vacuum_delay_point();
 	}
 	return ndead;
 }
 
-/* The leftmost leaf of tree t of a run, and the run's table count. */
-static BlockNumber
-tree_leftmost(Relation index, const SimhashRunRef *run, int t, int *ntables)
-{
-	Buffer		buffer = ReadBuffer(index, run->header);
-	Page		page;
-	SimhashRunTree tree;
-	BlockNumber blkno;
-
-	LockBuffer(buffer, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buffer);
-	simhash_check_page(index, page, run->header, SIMHASH_RUN_HEADER, run->generation);
-	tree = SimhashPageRunHeader(page)->trees[t];
-	*ntables = SimhashPageRunHeader(page)->ntables;
-	UnlockReleaseBuffer(buffer);
-
-	blkno = tree.root;
-	for (int level = tree.height; level > 0; level--)
-	{
-		buffer = ReadBuffer(index, blkno);
-		LockBuffer(buffer, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buffer);
-		simhash_check_page(index, page, blkno, SIMHASH_INNER, run->generation);
-		blkno = SimhashPageInner(page)[0].child;
-		UnlockReleaseBuffer(buffer);
-	}
-	return blkno;
-}
-
 /* Record in the run's header how many of its entries are marked dead. */
 static void
 set_run_dead(Relation index, const SimhashRunRef *run, uint64 ndead)
 {
-	Buffer		buffer = ReadBuffer(index, run->header);
+	Buffer		buffer = simhash_read_page(index, run->header, BUFFER_LOCK_EXCLUSIVE,
+										   SIMHASH_RUN_HEADER, run->generation, 0);
 	GenericXLogState *state;
 	Page		page;
 
-	LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
 	state = GenericXLogStart(index);
 	page = GenericXLogRegisterBuffer(state, buffer, 0);
 	SimhashPageRunHeader(page)->ndead = ndead;
@@ -211,14 +183,16 @@ simhash_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	simhash_read_meta(index, &meta);
 	for (int i = 0; i < meta.nruns; i++)
 	{
-		int			ntables = 1;
+		SimhashRunHeader *header = simhash_read_run_header(index, meta.runs[i].header,
+														   meta.runs[i].generation);
 		uint64		ndead = 0;
 		DeadSet		deadset = {callback, callback_state, true, NULL, 0, 0};
 
-		for (int t = 0; t < ntables; t++)
+		for (uint32 t = 0; t < header->ntables; t++)
 		{
 			double		ignored = 0;
-			BlockNumber leaf = tree_leftmost(index, &meta.runs[i], t, &ntables);
+			BlockNumber leaf = simhash_leftmost_leaf(index, &header->trees[t],
+													 meta.runs[i].generation);
 			uint64		marked = mark_chain(index, leaf, SIMHASH_LEAF,
 											meta.runs[i].generation, &deadset,
 											t == 0 ? &live : &ignored);
@@ -237,6 +211,7 @@ simhash_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 			set_run_dead(index, &meta.runs[i], deadset.n);
 		if (deadset.tids)
 			pfree(deadset.tids);
+		pfree(header);
 		stats->tuples_removed += ndead;
 	}
 	{
@@ -283,18 +258,20 @@ free_page(Relation index, BlockNumber blkno, void *arg)
 static void
 free_chain(Relation index, BlockNumber blkno, uint64 generation, BlockNumber *count)
 {
+	BlockNumber steps = 0;
+
 	while (blkno != InvalidBlockNumber)
 	{
-		Buffer		buffer = ReadBuffer(index, blkno);
+		Buffer		buffer;
 		BlockNumber next;
-		bool		ours;
 
-		LockBuffer(buffer, BUFFER_LOCK_SHARE);
-		ours = simhash_page_is(BufferGetPage(buffer), SIMHASH_PENDING, generation);
+		simhash_chain_step(index, &steps, blkno);
+		buffer = simhash_read_page(index, blkno, BUFFER_LOCK_SHARE, SIMHASH_PENDING,
+								   generation, SIMHASH_READ_IF_OURS);
+		if (!BufferIsValid(buffer))
+			break;
 		next = SimhashPageGetOpaque(BufferGetPage(buffer))->next;
 		UnlockReleaseBuffer(buffer);
-		if (!ours)
-			break;
 		free_page(index, blkno, count);
 		blkno = next;
 	}
@@ -307,26 +284,29 @@ free_chain(Relation index, BlockNumber blkno, uint64 generation, BlockNumber *co
 static SimhashRetired *
 read_retired_page(Relation index, BlockNumber blkno, int *n)
 {
-	Buffer		buffer = ReadBuffer(index, blkno);
+	Buffer		buffer = simhash_read_page(index, blkno, BUFFER_LOCK_SHARE,
+										   SIMHASH_RETIRED_PAGE, 0, SIMHASH_READ_IF_OURS);
 	Page		page;
 	SimhashRetired *items;
 
-	LockBuffer(buffer, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buffer);
-	if (!simhash_page_is(page, SIMHASH_RETIRED_PAGE, 0))
-	{
-		UnlockReleaseBuffer(buffer);
+	if (!BufferIsValid(buffer))
 		return NULL;
-	}
-	*n = SimhashPageItems(page);
+	page = BufferGetPage(buffer);
+	/* items of sizeof(SimhashRetired), not of 16 bytes (SimhashPageItems) */
+	*n = sv_page_items(page, SIMHASH_RETIRED_PAGE);
 	items = palloc(Max(*n, 1) * sizeof(SimhashRetired));
 	memcpy(items, SimhashPageRetired(page), *n * sizeof(SimhashRetired));
 	UnlockReleaseBuffer(buffer);
+	for (int i = 0; i < *n; i++)
+		if (!simhash_block_exists(index, items[i].head) ||
+			!sv_retired_ok((SvRetired *) &items[i], MaxBlockNumber))
+			simhash_report_corrupt(index, blkno, "A retired item is out of range.");
 	return items;
 }
 
 static void
-recycle_item(Relation index, const SimhashRetired *r, BlockNumber *freed)
+recycle_item(Relation index, const SimhashRetired *r, BlockNumber *freed,
+			 BlockNumber *depth)
 {
 	if (r->kind == SIMHASH_RETIRED_RUN)
 		simhash_visit_run_pages(index, r->head, r->generation, free_page, freed);
@@ -340,8 +320,11 @@ recycle_item(Relation index, const SimhashRetired *r, BlockNumber *freed)
 		if (items == NULL)
 			return;				/* recycled before a crash lost the metapage */
 
+		/* pages of items nest: a cycle would never end */
+		check_stack_depth();
+		simhash_chain_step(index, depth, r->head);
 		for (int i = 0; i < n; i++)
-			recycle_item(index, &items[i], freed);
+			recycle_item(index, &items[i], freed, depth);
 		pfree(items);
 		free_page(index, r->head, freed);
 	}
@@ -365,18 +348,18 @@ simhash_recycle(Relation index)
 	for (int i = 0; i < meta.nretired; i++)
 	{
 		SimhashRetired *r = &meta.retired[i];
+		BlockNumber depth = 0;
 
 		if (!GlobalVisCheckRemovableFullXid(NULL, r->xid))
 		{
 			meta.retired[kept++] = *r;
 			continue;
 		}
-		recycle_item(index, r, &freed);
+		recycle_item(index, r, &freed, &depth);
 	}
 	if (kept != meta.nretired)
 	{
-		metabuf = ReadBuffer(index, SIMHASH_METAPAGE_BLKNO);
-		LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+		metabuf = simhash_lock_meta(index, BUFFER_LOCK_EXCLUSIVE);
 		state = GenericXLogStart(index);
 		page = GenericXLogRegisterBuffer(state, metabuf, 0);
 		/* only the holder of the heavyweight lock changes the retired list */
@@ -414,7 +397,8 @@ live_add(LiveSet *live, uint64 generation, BlockNumber page)
 }
 
 static void
-live_add_retired(Relation index, LiveSet *live, const SimhashRetired *r)
+live_add_retired(Relation index, LiveSet *live, const SimhashRetired *r,
+				 BlockNumber *depth)
 {
 	if (r->kind == SIMHASH_RETIRED_MORE)
 	{
@@ -423,9 +407,11 @@ live_add_retired(Relation index, LiveSet *live, const SimhashRetired *r)
 
 		if (items == NULL)
 			return;				/* recycled already */
+		check_stack_depth();
+		simhash_chain_step(index, depth, r->head);
 		live_add(live, 0, r->head);
 		for (int i = 0; i < n; i++)
-			live_add_retired(index, live, &items[i]);
+			live_add_retired(index, live, &items[i], depth);
 		pfree(items);
 	}
 	else
@@ -457,7 +443,11 @@ reclaim_pages(Relation index, BufferAccessStrategy strategy)
 	live_add(&live, meta.flushing.generation, InvalidBlockNumber);
 	live_add(&live, meta.nulls.generation, InvalidBlockNumber);
 	for (int i = 0; i < meta.nretired; i++)
-		live_add_retired(index, &live, &meta.retired[i]);
+	{
+		BlockNumber depth = 0;
+
+		live_add_retired(index, &live, &meta.retired[i], &depth);
+	}
 
 	for (BlockNumber blkno = SIMHASH_METAPAGE_BLKNO + 1; blkno < nblocks; blkno++)
 	{

@@ -1,0 +1,200 @@
+/*
+ * am_verify.c
+ *		Pure checks of simhash index pages (see am_verify.h): what a reader
+ *		must know about a page before it uses a field of it to size a copy
+ *		or a loop, or to find another page.  Cheap enough for every page a
+ *		scan reads: a few comparisons, and one pass over a run header's
+ *		trees (at most SV_MAX_INDEX_TABLES).
+ */
+#include "am_verify.h"
+#include "blocks.h"
+
+#include <stddef.h>
+
+#define OPAQUE(page) \
+	((const SvOpaque *) ((const char *) (page) + SV_BLCKSZ - SV_SPECIAL))
+#define HEADER(page)	((const SvPageHeader *) (page))
+#define CONTENTS(page)	((const char *) (page) + SV_PAGE_HEADER)
+
+/* Items of a page of entries, inner items or retired items (-1: invalid). */
+int
+sv_page_items(const void *page, uint16_t kind)
+{
+	const SvPageHeader *h = HEADER(page);
+	int			unit = (kind == SV_RETIRED_PAGE) ? (int) sizeof(SvRetired) : 16;
+	int			limit = (kind == SV_RETIRED_PAGE) ? SV_RETIRED_PER_PAGE : SV_PAGE_ITEMS;
+	int			bytes = (int) h->lower - SV_PAGE_HEADER;
+
+	if (bytes < 0 || bytes % unit != 0 || bytes / unit > limit)
+		return -1;
+	return bytes / unit;
+}
+
+/* The page header and special space of one of our pages (not its kind). */
+static SvVerdict
+check_frame(const void *page, const char **problem)
+{
+	const SvPageHeader *h = HEADER(page);
+
+	if (h->upper == 0)
+	{
+		*problem = "the page is new (all zeros)";
+		return SV_OTHER;
+	}
+	if (h->special != SV_BLCKSZ - SV_SPECIAL || h->lower > h->upper || h->upper > h->special)
+	{
+		*problem = "the page header is invalid";
+		return SV_OTHER;
+	}
+	if (OPAQUE(page)->page_id != SV_PAGE_ID)
+	{
+		*problem = "the page is not a simhash index page";
+		return SV_OTHER;
+	}
+	return SV_OK;
+}
+
+SvVerdict
+sv_check_page(const void *page, uint16_t kind, uint64_t generation,
+			  const SvFacts *facts, const char **problem)
+{
+	const SvOpaque *opaque = OPAQUE(page);
+	SvVerdict	v = check_frame(page, problem);
+	int			n;
+
+	if (v != SV_OK)
+		return v;
+	if (opaque->kind != kind || opaque->generation != generation)
+	{
+		*problem = "the page is of another kind or generation";
+		return SV_OTHER;
+	}
+	switch (kind)
+	{
+		case SV_LEAF:
+		case SV_INNER:
+		case SV_PENDING:
+		case SV_RETIRED_PAGE:
+			n = sv_page_items(page, kind);
+			if (n < 0)
+			{
+				*problem = "the page's item count is out of range";
+				return SV_BAD;
+			}
+			if (n == 0 && (kind == SV_LEAF || kind == SV_INNER))
+			{
+				*problem = "the page has no items";
+				return SV_BAD;
+			}
+			if ((kind == SV_LEAF || kind == SV_PENDING) &&
+				opaque->next != SV_INVALID_BLOCK && !sv_block_ok(opaque->next, facts->nblocks))
+			{
+				*problem = "the page's next pointer is out of range";
+				return SV_BAD;
+			}
+			return SV_OK;
+		case SV_RUN_HEADER:
+			{
+				const SvRunHeader *rh = (const SvRunHeader *) CONTENTS(page);
+
+				if (facts->ntables < 1 || rh->ntables != (uint32_t) facts->ntables)
+				{
+					*problem = "the run header's table count differs from the metapage's";
+					return SV_BAD;
+				}
+				if (HEADER(page)->lower != SV_PAGE_HEADER + offsetof(SvRunHeader, trees) +
+					rh->ntables * sizeof(SvRunTree))
+				{
+					*problem = "the run header's size does not match its table count";
+					return SV_BAD;
+				}
+				for (uint32_t t = 0; t < rh->ntables; t++)
+				{
+					if (!sv_block_ok(rh->trees[t].root, facts->nblocks))
+					{
+						*problem = "a tree's root is out of range";
+						return SV_BAD;
+					}
+					if (rh->trees[t].height > SV_MAX_HEIGHT)
+					{
+						*problem = "a tree's height is out of range";
+						return SV_BAD;
+					}
+				}
+				return SV_OK;
+			}
+		default:
+			return SV_OK;
+	}
+}
+
+/* Is a list of the metapage consistent (empty, or head and tail in range)? */
+static bool
+list_ok(const SvList *list, uint64_t next_generation, uint32_t nblocks)
+{
+	if (list->head == SV_INVALID_BLOCK)
+		return list->tail == SV_INVALID_BLOCK;
+	return sv_block_ok(list->head, nblocks) && sv_block_ok(list->tail, nblocks) &&
+		list->generation >= 1 && list->generation < next_generation;
+}
+
+SvVerdict
+sv_check_meta(const void *page, uint32_t nblocks, const char **problem)
+{
+	const SvMeta *meta = (const SvMeta *) CONTENTS(page);
+	const SvOpaque *opaque = OPAQUE(page);
+	SvVerdict	v = check_frame(page, problem);
+
+	if (v != SV_OK)
+		return SV_BAD;
+	if (opaque->kind != SV_META || opaque->generation != 0 ||
+		HEADER(page)->lower < SV_PAGE_HEADER + sizeof(SvMeta) ||
+		meta->magic != SV_MAGIC || meta->version != SV_VERSION)
+	{
+		*problem = "the metapage is not a simhash metapage of this version";
+		return SV_BAD;
+	}
+	if (simhash_blocks_validate(meta->nblocks, meta->max_distance) != SIMHASH_BLOCKS_OK ||
+		meta->ntables < 1 || meta->ntables > SV_MAX_INDEX_TABLES ||
+		simhash_binomial(meta->nblocks, meta->max_distance) != (uint64_t) meta->ntables)
+	{
+		*problem = "the metapage's geometry (blocks, max_distance, tables) is invalid";
+		return SV_BAD;
+	}
+	if (meta->nruns < 0 || meta->nruns > SV_MAX_RUNS)
+	{
+		*problem = "the metapage's run count is out of range";
+		return SV_BAD;
+	}
+	for (int i = 0; i < meta->nruns; i++)
+	{
+		if (!sv_block_ok(meta->runs[i].header, nblocks) ||
+			meta->runs[i].generation < 1 ||
+			meta->runs[i].generation >= meta->next_generation)
+		{
+			*problem = "a run of the metapage is out of range";
+			return SV_BAD;
+		}
+	}
+	if (!list_ok(&meta->pending, meta->next_generation, nblocks) ||
+		!list_ok(&meta->flushing, meta->next_generation, nblocks) ||
+		!list_ok(&meta->nulls, meta->next_generation, nblocks))
+	{
+		*problem = "a list of the metapage is out of range";
+		return SV_BAD;
+	}
+	if (meta->nretired < 0 || meta->nretired > SV_MAX_RETIRED)
+	{
+		*problem = "the metapage's retired count is out of range";
+		return SV_BAD;
+	}
+	for (int i = 0; i < meta->nretired; i++)
+	{
+		if (!sv_retired_ok(&meta->retired[i], nblocks))
+		{
+			*problem = "a retired item of the metapage is out of range";
+			return SV_BAD;
+		}
+	}
+	return SV_OK;
+}

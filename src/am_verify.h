@@ -1,0 +1,177 @@
+/*
+ * am_verify.h
+ *		Checks of simhash index pages as pure functions of a page image and
+ *		a few facts from the metapage and the relation's size.  No
+ *		PostgreSQL headers: the same checks run in the server (am_pages.c,
+ *		through simhash_read_page()) and in a fuzz target (test/fuzz).
+ *
+ * The on-disk layout is the one documented in am.h; this file mirrors it
+ * with fixed-width types, and am_pages.c asserts at compile time that the
+ * two agree (sizes and offsets).
+ *
+ * A check answers with a verdict:
+ *	- SV_OK: the page is what the caller expects, and every field that a
+ *	  reader uses to size a copy or a loop, or to find another page, is in
+ *	  range (item counts, ntables, tree heights and roots, next pointers);
+ *	- SV_OTHER: not the page expected: of another kind or generation, or
+ *	  not an index page at all (zeros, a foreign header).  Either it was
+ *	  recycled while a scan read the run or list it belonged to (the caller
+ *	  tells that apart, see simhash_read_page()), or the pointer that led
+ *	  here is corrupted;
+ *	- SV_BAD: the expected kind and generation, with fields out of range
+ *	  (and, for the metapage, any problem).
+ * with a static string describing the first problem.
+ */
+#ifndef SIMHASH_AM_VERIFY_H
+#define SIMHASH_AM_VERIFY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SV_BLCKSZ			8192
+#define SV_PAGE_HEADER		24	/* MAXALIGN(SizeOfPageHeaderData) */
+#define SV_SPECIAL			16	/* MAXALIGN(sizeof(SimhashPageOpaqueData)) */
+#define SV_INVALID_BLOCK	0xFFFFFFFFU
+#define SV_PAGE_ID			0xFF8A
+#define SV_PAGE_ITEMS		((SV_BLCKSZ - SV_PAGE_HEADER - SV_SPECIAL) / 16)
+
+/*
+ * The highest tree a run can have: at most 2^32 entries, SV_PAGE_ITEMS per
+ * leaf and per inner page, give at most 3 inner levels; one more for
+ * margin.
+ */
+#define SV_MAX_HEIGHT		4
+
+/* page kinds (as am.h) */
+#define SV_META			1
+#define SV_RUN_HEADER	2
+#define SV_INNER		3
+#define SV_LEAF			4
+#define SV_PENDING		5
+#define SV_FREE			6
+#define SV_RETIRED_PAGE 7
+
+/* the layout, mirrored (see am.h for the meaning of the fields) */
+typedef struct SvPageHeader
+{
+	uint64_t	lsn;
+	uint16_t	checksum;
+	uint16_t	flags;
+	uint16_t	lower;
+	uint16_t	upper;
+	uint16_t	special;
+	uint16_t	pagesize_version;
+	uint32_t	prune_xid;
+} SvPageHeader;
+
+typedef struct SvOpaque
+{
+	uint64_t	generation;
+	uint32_t	next;
+	uint16_t	kind;
+	uint16_t	page_id;
+} SvOpaque;
+
+typedef struct SvRunTree
+{
+	uint32_t	root;
+	uint16_t	height;
+	uint16_t	pad;
+} SvRunTree;
+
+typedef struct SvRunHeader
+{
+	uint64_t	nentries;
+	uint64_t	ndead;
+	uint32_t	ntables;
+	uint32_t	npages;
+	SvRunTree	trees[];
+} SvRunHeader;
+
+typedef struct SvRunRef
+{
+	uint32_t	header;
+	uint32_t	pad;
+	uint64_t	nentries;
+	uint64_t	generation;
+} SvRunRef;
+
+typedef struct SvList
+{
+	uint32_t	head;
+	uint32_t	tail;
+	uint64_t	nentries;
+	uint64_t	generation;
+} SvList;
+
+typedef struct SvRetired
+{
+	uint32_t	head;
+	uint16_t	kind;
+	uint16_t	pad;
+	uint64_t	xid;
+	uint64_t	generation;
+} SvRetired;
+
+#define SV_MAX_RUNS		48
+#define SV_MAX_RETIRED	64
+#define SV_MAGIC		0x53485831
+#define SV_VERSION		1
+#define SV_MAX_INDEX_TABLES 1000
+#define SV_RETIRED_PER_PAGE ((SV_BLCKSZ - SV_PAGE_HEADER - SV_SPECIAL) / (int) sizeof(SvRetired))
+
+typedef struct SvMeta
+{
+	uint32_t	magic;
+	uint32_t	version;
+	int32_t		nblocks;
+	int32_t		max_distance;
+	int32_t		ntables;
+	int32_t		nruns;
+	uint64_t	next_generation;
+	SvList		pending;
+	SvList		flushing;
+	SvList		nulls;
+	SvRunRef	runs[SV_MAX_RUNS];
+	int32_t		nretired;
+	int32_t		pad;
+	SvRetired	retired[SV_MAX_RETIRED];
+} SvMeta;
+
+typedef enum SvVerdict
+{
+	SV_OK = 0,
+	SV_OTHER,
+	SV_BAD
+} SvVerdict;
+
+/*
+ * What the checks may trust: the number of tables of the index (from its
+ * metapage) and the relation's size in blocks.
+ */
+typedef struct SvFacts
+{
+	int			ntables;
+	uint32_t	nblocks;
+} SvFacts;
+
+/* Is blkno a page other than the metapage, inside the relation? */
+static inline bool
+sv_block_ok(uint32_t blkno, uint32_t nblocks)
+{
+	return blkno != 0 && blkno < nblocks;
+}
+
+/* Is a retired item (of the metapage or of a page of them) in range? */
+static inline bool
+sv_retired_ok(const SvRetired *r, uint32_t nblocks)
+{
+	return sv_block_ok(r->head, nblocks) && r->kind >= 1 && r->kind <= 3;
+}
+
+extern SvVerdict sv_check_page(const void *page, uint16_t kind, uint64_t generation,
+							   const SvFacts *facts, const char **problem);
+extern SvVerdict sv_check_meta(const void *page, uint32_t nblocks, const char **problem);
+extern int	sv_page_items(const void *page, uint16_t kind);
+
+#endif							/* SIMHASH_AM_VERIFY_H */
