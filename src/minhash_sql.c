@@ -691,7 +691,9 @@ minhash_jaccard_array(PG_FUNCTION_ARGS)
 /*
  * minhash_shingles(body text, n_gram integer DEFAULT 9, n_gram_type text
  * DEFAULT 'char') RETURNS text[]: the shingles, in text order, repeats
- * included.
+ * included.  Two passes: the first measures the array and raises 54000
+ * as soon as it would exceed 1 GB (n_gram characters per character of the
+ * text can be much more than the text), the second fills it.
  */
 Datum
 minhash_shingles(PG_FUNCTION_ARGS)
@@ -707,25 +709,37 @@ minhash_shingles(PG_FUNCTION_ARGS)
 	uint64		batch[BATCH];
 	size_t		spans[2 * BATCH];
 	size_t		n;
-	ArrayBuildState *astate = initArrayResult(TEXTOID, CurrentMemoryContext, false);
+	SimhashTextArray arr;
 
 	check_n_gram(n_gram);
 	type = parse_n_gram_type(PG_GETARG_TEXT_PP(2));
 	simhash_text_utf8(t, &data, &len);
 	buf = MemoryContextAllocHuge(CurrentMemoryContext, minhash_bufsize(len));
 	ring = palloc(sizeof(size_t) * n_gram);
-	minhash_shingler_init(&shingler, type, n_gram, 0, data, len, buf, ring);
-	while ((n = minhash_shingler_next(&shingler, batch, spans, BATCH)) > 0)
+	simhash_textarray_start(&arr, "minhash_shingles",
+							"Use a smaller n_gram or a shorter text.");
+	for (int pass = 0; pass < 2; pass++)
 	{
-		const char *s = minhash_shingler_text(&shingler);
+		if (pass == 1)
+			simhash_textarray_allocate(&arr);
+		minhash_shingler_init(&shingler, type, n_gram, 0, data, len, buf, ring);
+		while ((n = minhash_shingler_next(&shingler, batch, spans, BATCH)) > 0)
+		{
+			const char *s = minhash_shingler_text(&shingler);
 
-		for (size_t i = 0; i < n; i++)
-			astate = accumArrayResult(astate,
-									  PointerGetDatum(simhash_utf8_text(s + spans[2 * i], spans[2 * i + 1])),
-									  false, TEXTOID, CurrentMemoryContext);
-		CHECK_FOR_INTERRUPTS();
+			for (size_t i = 0; i < n; i++)
+			{
+				if (pass == 0)
+					simhash_textarray_count(&arr, s + spans[2 * i], spans[2 * i + 1]);
+				else
+					simhash_textarray_put(&arr, s + spans[2 * i], spans[2 * i + 1]);
+			}
+			CHECK_FOR_INTERRUPTS();
+		}
 	}
-	PG_RETURN_DATUM(makeArrayResult(astate, CurrentMemoryContext));
+	pfree(buf);
+	pfree(ring);
+	PG_RETURN_ARRAYTYPE_P(simhash_textarray_finish(&arr));
 }
 
 /* minhash_slots(minhash) RETURNS bigint[]: the slot values (0 .. 2^32 - 1) */

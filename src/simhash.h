@@ -64,6 +64,7 @@ extern void simhash_check_array_dims(ArrayType *arr, const char *what);
 /* compute.c: allocation callbacks for the pure C code */
 extern void *simhash_palloc0_huge(size_t size);
 extern void simhash_pfree(void *p);
+extern void *simhash_repalloc_huge(void *p, size_t size);
 
 /*
  * compute.c: a text as UTF-8 (features are hashed over UTF-8 whatever the
@@ -77,6 +78,34 @@ extern text *simhash_utf8_text(const char *utf8, size_t len);
 extern void simhash_check_window(int32 window);
 extern void simhash_text_prepare(text *t, const char **data, size_t *len,
 								 char **buf);
+
+/*
+ * text_array.c: a text[] result measured before it is allocated (54000
+ * when above MaxAllocSize or MaxArraySize): start, count every element,
+ * allocate, put every element again in the same order, finish.
+ */
+typedef struct SimhashTextArray
+{
+	const char *what;			/* for the error: "simhash_tokens" */
+	const char *hint;
+	size_t		nitems;
+	size_t		bytes;			/* the whole array value */
+	ArrayType  *result;
+	char	   *cursor;			/* where the next element goes */
+	size_t		written;
+} SimhashTextArray;
+
+extern void simhash_textarray_start(SimhashTextArray *a, const char *what,
+									const char *hint);
+extern void simhash_textarray_count(SimhashTextArray *a, const char *utf8,
+									size_t len);
+extern void simhash_textarray_count_len(SimhashTextArray *a, size_t len);
+extern void simhash_textarray_allocate(SimhashTextArray *a);
+extern void simhash_textarray_put(SimhashTextArray *a, const char *utf8,
+								  size_t len);
+extern void simhash_textarray_put_server(SimhashTextArray *a, const char *s,
+										 size_t len);
+extern ArrayType *simhash_textarray_finish(SimhashTextArray *a);
 
 /* find_all.c: reject an invalid blocks / max_distance pair (22023) */
 extern void simhash_check_blocks(int32 blocks, int32 max_distance);

@@ -21,6 +21,10 @@ PG_FUNCTION_INFO_V1(simhash_tokens);
 PG_FUNCTION_INFO_V1(simhash_shingle);
 PG_FUNCTION_INFO_V1(simhash_features);
 
+/*
+ * simhash_tokens(text): the tokens, as text[].  Two passes over the text:
+ * the first measures the array (54000 when too large), the second fills it.
+ */
 Datum
 simhash_tokens(PG_FUNCTION_ARGS)
 {
@@ -31,27 +35,37 @@ simhash_tokens(PG_FUNCTION_ARGS)
 	SimhashTokenizer tok;
 	size_t		start,
 				toklen;
-	ArrayBuildState *astate = initArrayResult(TEXTOID, CurrentMemoryContext, false);
+	SimhashTextArray arr;
 	uint64		n = 0;
 
 	simhash_text_prepare(t, &data, &len, &buf);
-	simhash_tokenizer_init(&tok, data, len, buf);
-	while (simhash_tokenizer_next(&tok, &start, &toklen))
+	simhash_textarray_start(&arr, "simhash_tokens",
+							"Tokenize a shorter text, or use simhash(text) for its fingerprint.");
+	for (int pass = 0; pass < 2; pass++)
 	{
-		astate = accumArrayResult(astate,
-								  PointerGetDatum(simhash_utf8_text(buf + start, toklen)),
-								  false, TEXTOID, CurrentMemoryContext);
-		if ((++n & 1023) == 0)
-			CHECK_FOR_INTERRUPTS();
+		if (pass == 1)
+			simhash_textarray_allocate(&arr);
+		simhash_tokenizer_init(&tok, data, len, buf);
+		while (simhash_tokenizer_next(&tok, &start, &toklen))
+		{
+			if (pass == 0)
+				simhash_textarray_count(&arr, buf + start, toklen);
+			else
+				simhash_textarray_put(&arr, buf + start, toklen);
+			if ((++n & 1023) == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
 	}
 	pfree(buf);
-	PG_RETURN_DATUM(makeArrayResult(astate, CurrentMemoryContext));
+	PG_RETURN_ARRAYTYPE_P(simhash_textarray_finish(&arr));
 }
 
 /*
  * simhash_shingle(text[], window): overlapping windows of `window`
  * elements joined by one space; NULL elements are skipped.  Fewer elements
- * than the window (but at least one): one shingle of them all.
+ * than the window (but at least one): one shingle of them all.  The result
+ * is measured from the element lengths before it is allocated (54000 when
+ * it would exceed 1 GB).
  */
 Datum
 simhash_shingle(PG_FUNCTION_ARGS)
@@ -63,7 +77,8 @@ simhash_shingle(PG_FUNCTION_ARGS)
 	int			nelems,
 				n = 0,
 				nshingles;
-	Datum	   *shingles;
+	size_t	   *prefix;			/* prefix[i]: bytes of elements before i */
+	SimhashTextArray out;
 
 	simhash_check_window(window);
 	simhash_check_array_dims(arr, "tokens");
@@ -75,39 +90,47 @@ simhash_shingle(PG_FUNCTION_ARGS)
 			elems[n++] = elems[i];
 
 	nshingles = (n == 0) ? 0 : (n < window ? 1 : n - window + 1);
-	shingles = palloc(sizeof(Datum) * Max(nshingles, 1));
-	for (int s = 0; s < nshingles; s++)
+	prefix = palloc(sizeof(size_t) * (n + 1));
+	prefix[0] = 0;
+	for (int i = 0; i < n; i++)
+		prefix[i + 1] = prefix[i] + VARSIZE_ANY_EXHDR(DatumGetPointer(elems[i]));
+
+	simhash_textarray_start(&out, "simhash_shingle",
+							"Use a smaller window or fewer tokens.");
+	for (int pass = 0; pass < 2; pass++)
 	{
-		int			last = Min(s + window, n);
-		size_t		total = 0;
-		text	   *result;
-		char	   *p;
-
-		for (int i = s; i < last; i++)
-			total += VARSIZE_ANY_EXHDR(DatumGetPointer(elems[i])) + 1;
-		total--;				/* no space after the last one */
-		if (total > MaxAllocSize - VARHDRSZ)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("shingle too long")));
-		result = palloc(VARHDRSZ + total);
-		SET_VARSIZE(result, VARHDRSZ + total);
-		p = VARDATA(result);
-		for (int i = s; i < last; i++)
+		if (pass == 1)
+			simhash_textarray_allocate(&out);
+		for (int s = 0; s < nshingles; s++)
 		{
-			text	   *e = (text *) DatumGetPointer(elems[i]);
+			int			last = Min(s + window, n);
+			size_t		total = prefix[last] - prefix[s] + (last - s - 1);
 
-			if (i > s)
-				*p++ = ' ';
-			memcpy(p, VARDATA_ANY(e), VARSIZE_ANY_EXHDR(e));
-			p += VARSIZE_ANY_EXHDR(e);
+			if (pass == 0)
+				simhash_textarray_count_len(&out, total);
+			else
+			{
+				char	   *p = palloc(total);
+				char	   *q = p;
+
+				for (int i = s; i < last; i++)
+				{
+					text	   *e = (text *) DatumGetPointer(elems[i]);
+
+					if (i > s)
+						*q++ = ' ';
+					memcpy(q, VARDATA_ANY(e), VARSIZE_ANY_EXHDR(e));
+					q += VARSIZE_ANY_EXHDR(e);
+				}
+				simhash_textarray_put_server(&out, p, total);
+				pfree(p);
+			}
+			if ((s & 1023) == 1023)
+				CHECK_FOR_INTERRUPTS();
 		}
-		shingles[s] = PointerGetDatum(result);
-		if ((s & 1023) == 1023)
-			CHECK_FOR_INTERRUPTS();
 	}
-	PG_RETURN_ARRAYTYPE_P(construct_array(shingles, nshingles, TEXTOID, -1,
-										  false, TYPALIGN_INT));
+	pfree(prefix);
+	PG_RETURN_ARRAYTYPE_P(simhash_textarray_finish(&out));
 }
 
 /* one shingle occurrence, for grouping by hash */
