@@ -22,6 +22,7 @@ OBJS = \
 	src/compute.o \
 	src/text_features.o \
 	src/text_array.o \
+	src/input.o \
 	src/aggregate.o \
 	src/am_handler.o \
 	src/am_pages.o \

@@ -9,3 +9,16 @@
  */
 
 \echo Use "ALTER EXTENSION simhash UPDATE TO '1.1'" to load this file. \quit
+
+-- issue #10: simhash_distance enforces its domain 0..64 in every input path
+-- (text, binary, the cast from integer); 1.0 used int4in, int4recv and a
+-- binary-coercible cast, which accepted any integer.
+CREATE OR REPLACE FUNCTION simhash_distance_in(cstring) RETURNS simhash_distance
+	AS 'MODULE_PATHNAME', 'simhash_distance_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION simhash_distance_recv(internal) RETURNS simhash_distance
+	AS 'MODULE_PATHNAME', 'simhash_distance_recv' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION simhash_distance_from_int4(integer) RETURNS simhash_distance
+	AS 'MODULE_PATHNAME', 'simhash_distance_from_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION simhash_distance_from_int4(integer) IS 'cast to simhash_distance: 22003 outside 0..64';
+DROP CAST (integer AS simhash_distance);
+CREATE CAST (integer AS simhash_distance) WITH FUNCTION simhash_distance_from_int4(integer) AS ASSIGNMENT;

@@ -10,6 +10,8 @@
 #include "fmgr.h"
 #include "utils/array.h"
 
+#include "input.h"
+
 /* simhash64 is an unsigned 64-bit value stored like int8, passed by value */
 typedef uint64 simhash64;
 
@@ -36,24 +38,8 @@ typedef struct SimhashBall
 #define DatumGetSimhashBallP(X)		((SimhashBall *) DatumGetPointer(X))
 #define PG_GETARG_SIMHASH_BALL_P(n)	DatumGetSimhashBallP(PG_GETARG_DATUM(n))
 
-/* ASCII whitespace and hex digits, for the text input functions */
-static inline bool
-simhash_is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-
-static inline int
-simhash_hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+/* type.c: 08P01 for a binary input that ends too early */
+extern void simhash_recv_check(SimhashInput r);
 
 /* compute.c: text in the server encoding to the UTF-8 feature hash */
 extern uint64 simhash_text_hash(const char *data, int len);
