@@ -454,6 +454,8 @@ typedef struct HashSet
 static void
 hashset_add(HashSet *s, const uint64 *h, size_t n)
 {
+	if (n == 0)
+		return;					/* s->h may be NULL: no memcpy (UBSan) */
 	if (s->n + n > s->cap)
 	{
 		s->cap = Max(s->cap * 2, s->n + n);
