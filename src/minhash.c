@@ -250,18 +250,6 @@ minhash_parse_text(const char *str, MinhashParams *params, bool *empty,
 
 const char minhash_binary_short[] = "the message ends too early";
 
-/* big-endian integer of n bytes at buf[*pos] */
-static bool
-read_be(const uint8_t *buf, size_t len, size_t *pos, int n, uint64_t *v)
-{
-	if (*pos > len || len - *pos < (size_t) n)
-		return false;
-	*v = 0;
-	for (int i = 0; i < n; i++)
-		*v = (*v << 8) | buf[(*pos)++];
-	return true;
-}
-
 const char *
 minhash_parse_binary(const uint8_t *buf, size_t len, size_t *pos,
 					 MinhashParams *params, bool *empty, uint32_t *slots)
@@ -275,9 +263,10 @@ minhash_parse_binary(const uint8_t *buf, size_t len, size_t *pos,
 				seed;
 	const char *problem;
 
-	if (!read_be(buf, len, pos, 1, &version) || !read_be(buf, len, pos, 1, &type) ||
-		!read_be(buf, len, pos, 1, &flags) || !read_be(buf, len, pos, 2, &n_gram) ||
-		!read_be(buf, len, pos, 2, &perms) || !read_be(buf, len, pos, 8, &seed))
+	/* simhash_read_be: SIMHASH_INPUT_OK (0), or SHORT */
+	if (simhash_read_be(buf, len, pos, 1, &version) || simhash_read_be(buf, len, pos, 1, &type) ||
+		simhash_read_be(buf, len, pos, 1, &flags) || simhash_read_be(buf, len, pos, 2, &n_gram) ||
+		simhash_read_be(buf, len, pos, 2, &perms) || simhash_read_be(buf, len, pos, 8, &seed))
 		return minhash_binary_short;
 	header[0] = (uint8_t) version;
 	header[1] = (uint8_t) type;
@@ -297,7 +286,7 @@ minhash_parse_binary(const uint8_t *buf, size_t len, size_t *pos,
 		{
 			uint64_t	v;
 
-			if (!read_be(buf, len, pos, 4, &v))
+			if (simhash_read_be(buf, len, pos, 4, &v) != SIMHASH_INPUT_OK)
 				return minhash_binary_short;
 			slots[i] = (uint32_t) v;
 		}
