@@ -133,32 +133,83 @@ simhash_shingle(PG_FUNCTION_ARGS)
 	PG_RETURN_ARRAYTYPE_P(simhash_textarray_finish(&out));
 }
 
-/* one shingle occurrence, for grouping by hash */
-typedef struct ShingleSpan
+/*
+ * The distinct shingles of simhash_features, in order of first occurrence:
+ * entries[] grows in that order, and an open-addressing index of entry
+ * numbers (+1; 0 is empty) finds a hash's entry.  Memory follows the
+ * distinct shingles, not their occurrences (issue #10).
+ */
+typedef struct FeatureEntry
 {
 	uint64		hash;
-	size_t		start;
+	uint64		count;
+	size_t		start;			/* first occurrence in the normalised text */
 	size_t		len;
-} ShingleSpan;
+} FeatureEntry;
 
-static int
-span_cmp(const void *a, const void *b)
+typedef struct FeatureTable
 {
-	const ShingleSpan *x = a;
-	const ShingleSpan *y = b;
+	FeatureEntry *entries;
+	size_t		nentries;
+	size_t	   *index;
+	size_t		mask;			/* index capacity - 1 */
+} FeatureTable;
 
-	if (x->hash != y->hash)
-		return x->hash < y->hash ? -1 : 1;
-	return (x->start > y->start) - (x->start < y->start);
+static void
+feature_table_init(FeatureTable *t, size_t cap)
+{
+	t->entries = MemoryContextAllocHuge(CurrentMemoryContext, (cap / 2) * sizeof(FeatureEntry));
+	t->nentries = 0;
+	t->index = MemoryContextAllocExtended(CurrentMemoryContext, cap * sizeof(size_t),
+										  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	t->mask = cap - 1;
 }
 
-static int
-first_cmp(const void *a, const void *b)
+/* one occurrence of hash at start, len */
+static void
+feature_table_add(FeatureTable *t, uint64 hash, size_t start, size_t len)
 {
-	const ShingleSpan *x = a;
-	const ShingleSpan *y = b;
+	size_t		slot = (size_t) (hash >> 7) & t->mask;
+	FeatureEntry *e;
 
-	return (x->start > y->start) - (x->start < y->start);
+	while (t->index[slot] != 0)
+	{
+		e = &t->entries[t->index[slot] - 1];
+		if (e->hash == hash)
+		{
+			e->count++;
+			return;
+		}
+		slot = (slot + 1) & t->mask;
+	}
+	if (2 * (t->nentries + 1) > t->mask + 1)
+	{
+		/* double, then insert again */
+		FeatureTable bigger;
+
+		feature_table_init(&bigger, 2 * (t->mask + 1));
+		memcpy(bigger.entries, t->entries, t->nentries * sizeof(FeatureEntry));
+		bigger.nentries = t->nentries;
+		for (size_t i = 0; i < t->nentries; i++)
+		{
+			size_t		s = (size_t) (t->entries[i].hash >> 7) & bigger.mask;
+
+			while (bigger.index[s] != 0)
+				s = (s + 1) & bigger.mask;
+			bigger.index[s] = i + 1;
+		}
+		pfree(t->entries);
+		pfree(t->index);
+		*t = bigger;
+		feature_table_add(t, hash, start, len);
+		return;
+	}
+	e = &t->entries[t->nentries++];
+	e->hash = hash;
+	e->count = 1;
+	e->start = start;
+	e->len = len;
+	t->index[slot] = t->nentries;
 }
 
 /*
@@ -177,10 +228,7 @@ simhash_features(PG_FUNCTION_ARGS)
 	char	   *buf;
 	size_t	   *ring;
 	SimhashShingler shingler;
-	ShingleSpan *spans;
-	size_t		nspans = 0,
-				cap = 1024,
-				ngroups = 0;
+	FeatureTable table;
 	uint64		batch[1024];
 	size_t		where[2 * 1024];
 	size_t		n;
@@ -190,50 +238,29 @@ simhash_features(PG_FUNCTION_ARGS)
 	simhash_text_prepare(t, &data, &len, &buf);
 	ring = palloc(sizeof(size_t) * window);
 	simhash_shingler_init(&shingler, data, len, buf, window, ring);
-	spans = MemoryContextAllocHuge(CurrentMemoryContext, cap * sizeof(ShingleSpan));
+	feature_table_init(&table, 1024);
 	while ((n = simhash_shingler_next(&shingler, batch, where, 1024)) > 0)
 	{
-		if (nspans + n > cap)
-		{
-			cap *= 2;
-			spans = repalloc_huge(spans, cap * sizeof(ShingleSpan));
-		}
 		for (size_t i = 0; i < n; i++)
-		{
-			spans[nspans].hash = batch[i];
-			spans[nspans].start = where[2 * i];
-			spans[nspans].len = where[2 * i + 1];
-			nspans++;
-		}
+			feature_table_add(&table, batch[i], where[2 * i], where[2 * i + 1]);
 		CHECK_FOR_INTERRUPTS();
 	}
 
-	/* group by hash: the first occurrence stands for the group */
-	qsort(spans, nspans, sizeof(ShingleSpan), span_cmp);
-	for (size_t i = 0; i < nspans;)
+	for (size_t i = 0; i < table.nentries; i++)
 	{
-		size_t		j = i + 1;
-
-		while (j < nspans && spans[j].hash == spans[i].hash)
-			j++;
-		spans[ngroups] = spans[i];
-		spans[ngroups].hash = j - i;	/* now: the count */
-		ngroups++;
-		i = j;
-	}
-	qsort(spans, ngroups, sizeof(ShingleSpan), first_cmp);
-
-	for (size_t i = 0; i < ngroups; i++)
-	{
+		FeatureEntry *e = &table.entries[i];
 		Datum		values[3];
 		bool		nulls[3] = {false, false, false};
 
-		values[0] = PointerGetDatum(simhash_utf8_text(buf + spans[i].start, spans[i].len));
-		values[1] = Int32GetDatum((int32) spans[i].hash);
-		values[2] = Int32GetDatum((int32) simhash_tf_weight(spans[i].hash));
+		values[0] = PointerGetDatum(simhash_utf8_text(buf + e->start, e->len));
+		values[1] = Int32GetDatum((int32) e->count);
+		values[2] = Int32GetDatum((int32) simhash_tf_weight(e->count));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		if ((i & 1023) == 1023)
+			CHECK_FOR_INTERRUPTS();
 	}
-	pfree(spans);
+	pfree(table.entries);
+	pfree(table.index);
 	pfree(buf);
 	pfree(ring);
 	return (Datum) 0;

@@ -2,6 +2,8 @@
 # and 6) in a backend whose address space is limited.  The session limits
 # its own backend with prlimit (COPY ... TO PROGRAM, as the superuser) to
 # its current size plus 256 MB, then:
+#  - simhash_features of a 30 MB text of two words lists them (it kept
+#    every occurrence before);
 #  - simhash(text) of a 100 MB text with two distinct words gives the right
 #    fingerprint (it needed the text's length eight times over before: a
 #    counting table sized from the length, and a buffer of twice the text);
@@ -23,6 +25,8 @@ $node->safe_psql('postgres', q{
 	CREATE TABLE big (body text);
 	-- 102 MB, stored compressed (about 1 MB)
 	INSERT INTO big SELECT repeat('ab cd ', 17000000);
+	CREATE TABLE mid (body text);
+	INSERT INTO mid SELECT repeat('ab cd ', 5000000);	-- 30 MB
 });
 
 # the session's backend: at most its current size + 256 MB of address space
@@ -51,6 +55,13 @@ like($err, qr/out of memory/, 'the address space limit is in force');
 	FROM big;
 });
 is($out, 't|t', 'simhash of a 100 MB text of two words within 256 MB') or diag($err);
+
+# simhash_features keeps the distinct shingles, not every occurrence (it
+# kept 24 bytes per occurrence: 240 MB here, besides twice the text)
+($out, $err) = limited(q{
+	SELECT count(*), sum(count), min(weight) FROM mid, simhash_features(body, 1);
+});
+is($out, '2|10000000|45', 'simhash_features of a 30 MB text of two words within 256 MB') or diag($err);
 
 ($out, $err) = limited(q{
 	\set VERBOSITY verbose
