@@ -714,8 +714,10 @@ term_shingles(MinhashShingler *s, uint64_t *hashes, size_t *spans, size_t max)
 				len;
 	uint64_t	w = (uint64_t) s->n_gram;
 	const char *out = s->tok.out;
+	size_t		hashed = 0;
 
-	while (produced < max)
+	/* returns early after SIMHASH_SHINGLER_CALL_BYTES (interrupt checks) */
+	while (produced < max && hashed < SIMHASH_SHINGLER_CALL_BYTES)
 	{
 		if (!simhash_tokenizer_next(&s->tok, &start, &len))
 		{
@@ -749,6 +751,7 @@ term_shingles(MinhashShingler *s, uint64_t *hashes, size_t *spans, size_t max)
 			}
 			hashes[produced++] = shingle_hash(out + first, s->last_end - first,
 											  s->seed);
+			hashed += s->last_end - first;
 		}
 	}
 	return produced;
