@@ -21,6 +21,8 @@ OBJS = \
 	src/tfweight.o \
 	src/compute.o \
 	src/text_features.o \
+	src/text_array.o \
+	src/input.o \
 	src/aggregate.o \
 	src/am_handler.o \
 	src/am_pages.o \
@@ -46,7 +48,7 @@ OBJS = \
 	src/sentences.o src/sentences_sql.o
 
 # pg_regress tests: sql/<name>.sql against expected/<name>.out
-REGRESS = type distance compute tokenizer aggregate encoding bad_input find_all planner index recipes dedup dedup_keys minhash sentences usability index_hardening
+REGRESS = type distance compute tokenizer aggregate encoding bad_input find_all planner index recipes dedup dedup_keys minhash sentences usability index_hardening hardening
 REGRESS_OPTS = --inputdir=. --outputdir=$(or $(REGRESS_OUTDIR),.)
 
 # xxHash comes from Debian's libxxhash-dev, used header-only (inlined).

@@ -204,6 +204,7 @@ SELECT id, r, spellings_agree(h, r)
 
 -- the same with the radius and the probe taken from other rows (the
 -- non-constant rewrite: k::bigint, k - 1, int8larger(k, 0) - 1), r = -2..6
+-- (a simhash_distance is never negative: greatest(r + 1, 0))
 SELECT r,
        count(*) FILTER (WHERE hamming_distance(d.h, p.h) <= r) AS expected,
        count(*) FILTER (WHERE d.h <~> p.h <= r) AS le,
@@ -214,7 +215,7 @@ SELECT r,
        count(*) FILTER (WHERE d.h <~> p.h <= r::bigint) AS le8,
        count(*) FILTER (WHERE d.h <~> p.h < (r + 1)::bigint) AS lt8,
        count(*) FILTER (WHERE (r + 1)::bigint > d.h <~> p.h) AS gt8,
-       count(*) FILTER (WHERE d.h <~> p.h < (r + 1)::simhash_distance) AS ltd
+       count(*) FILTER (WHERE d.h <~> p.h < greatest(r + 1, 0)::simhash_distance) AS ltd
 	FROM docs p, docs d, generate_series(-2, 6) r
 	WHERE p.id IN (1, 2, 7, 40, 500, 3000)
 	GROUP BY r ORDER BY r;

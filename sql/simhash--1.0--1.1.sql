@@ -138,3 +138,15 @@ CREATE OR REPLACE FUNCTION simhash_find_all(hashes simhash64[], blocks integer D
 -- taking any lock, that the caller owns the index and that it is a simhash
 -- index (in C).
 REVOKE ALL ON FUNCTION simhash_index_check(regclass, boolean) FROM PUBLIC;
+-- issue #10: simhash_distance enforces its domain 0..64 in every input path
+-- (text, binary, the cast from integer); 1.0 used int4in, int4recv and a
+-- binary-coercible cast, which accepted any integer.
+CREATE OR REPLACE FUNCTION simhash_distance_in(cstring) RETURNS simhash_distance
+	AS 'MODULE_PATHNAME', 'simhash_distance_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION simhash_distance_recv(internal) RETURNS simhash_distance
+	AS 'MODULE_PATHNAME', 'simhash_distance_recv' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION simhash_distance_from_int4(integer) RETURNS simhash_distance
+	AS 'MODULE_PATHNAME', 'simhash_distance_from_int4' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION simhash_distance_from_int4(integer) IS 'cast to simhash_distance: 22003 outside 0..64';
+DROP CAST (integer AS simhash_distance);
+CREATE CAST (integer AS simhash_distance) WITH FUNCTION simhash_distance_from_int4(integer) AS ASSIGNMENT;

@@ -42,64 +42,30 @@ ball_syntax_error(const char *str)
 
 /*
  * (center,radius): exactly 16 hex digits (either case) and a decimal integer
- * in -1..64 (-1 is the empty ball).  Whitespace is allowed around the
- * parentheses, the center and the radius; nothing else.  Unlike the
- * constructor, input does not clamp the radius: text that reads back as
- * another value would not round-trip.
+ * in -1..64 (-1 is the empty ball); see input.c.  Unlike the constructor,
+ * input does not clamp the radius: text that reads back as another value
+ * would not round-trip.
  */
 Datum
 simhash_ball_in(PG_FUNCTION_ARGS)
 {
 	char	   *str = PG_GETARG_CSTRING(0);
-	const char *p = str;
-	uint64		center = 0;
-	int64		radius = 0;
-	bool		negative = false;
-	int			digits;
+	uint64_t	center;
+	int32_t		radius;
 
-	while (simhash_is_space(*p))
-		p++;
-	if (*p++ != '(')
-		ball_syntax_error(str);
-	while (simhash_is_space(*p))
-		p++;
-	for (digits = 0; simhash_hex_value(*p) >= 0; p++, digits++)
-		center = (center << 4) | (uint64) simhash_hex_value(*p);
-	if (digits != 16)
-		ball_syntax_error(str);
-	while (simhash_is_space(*p))
-		p++;
-	if (*p++ != ',')
-		ball_syntax_error(str);
-	while (simhash_is_space(*p))
-		p++;
-	if (*p == '-' || *p == '+')
-		negative = (*p++ == '-');
-	for (digits = 0; *p >= '0' && *p <= '9'; p++, digits++)
+	switch (simhash_ball_parse(str, &center, &radius))
 	{
-		/* saturate: anything above 64 is out of range anyway */
-		if (radius <= SIMHASH_BALL_MAX_RADIUS)
-			radius = radius * 10 + (*p - '0');
+		case SIMHASH_INPUT_OK:
+			break;
+		case SIMHASH_INPUT_RANGE:
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("radius of simhash_ball is out of range: \"%s\"", str),
+					 errhint("The radius must be between -1 (the empty ball) and 64; the function simhash_ball(center, radius) clamps any radius.")));
+			break;
+		default:
+			ball_syntax_error(str);
 	}
-	if (digits == 0)
-		ball_syntax_error(str);
-	while (simhash_is_space(*p))
-		p++;
-	if (*p++ != ')')
-		ball_syntax_error(str);
-	while (simhash_is_space(*p))
-		p++;
-	if (*p != '\0')
-		ball_syntax_error(str);
-
-	if (negative)
-		radius = -radius;
-	if (radius < SIMHASH_BALL_EMPTY || radius > SIMHASH_BALL_MAX_RADIUS)
-		ereport(ERROR,
-				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-				 errmsg("radius of simhash_ball is out of range: \"%s\"", str),
-				 errhint("The radius must be between -1 (the empty ball) and 64; the function simhash_ball(center, radius) clamps any radius.")));
-
 	PG_RETURN_SIMHASH_BALL_P(simhash_ball_new(center, radius));
 }
 
@@ -122,14 +88,26 @@ Datum
 simhash_ball_recv(PG_FUNCTION_ARGS)
 {
 	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
-	uint64		center = (uint64) pq_getmsgint64(buf);
-	int32		radius = (int32) pq_getmsgint(buf, 4);
+	size_t		pos = buf->cursor;
+	uint64_t	center;
+	int32_t		radius;
+	SimhashInput r = simhash_ball_parse_binary((const uint8_t *) buf->data, buf->len,
+											   &pos, &center, &radius);
 
-	if (radius < SIMHASH_BALL_EMPTY || radius > SIMHASH_BALL_MAX_RADIUS)
+	simhash_recv_check(r);
+	if (r == SIMHASH_INPUT_RANGE)
+	{
+		/* the radius is the last 4 bytes read */
+		size_t		at = pos - 4;
+		uint64_t	bad = 0;
+
+		(void) simhash_read_be((const uint8_t *) buf->data, buf->len, &at, 4, &bad);
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 				 errmsg("invalid radius in external \"%s\" value: %d",
-						"simhash_ball", radius)));
+						"simhash_ball", (int32) (uint32) bad)));
+	}
+	buf->cursor = (int) pos;
 	PG_RETURN_SIMHASH_BALL_P(simhash_ball_new(center, radius));
 }
 

@@ -18,8 +18,7 @@
  * ball (matches nothing), 64 matches every fingerprint.  The padding is
  * always zero, so equal balls are equal byte for byte.
  */
-#define SIMHASH_BALL_EMPTY		(-1)
-#define SIMHASH_BALL_MAX_RADIUS	64
+/* SIMHASH_BALL_EMPTY (-1) and SIMHASH_BALL_MAX_RADIUS (64): input.h */
 
 #define SimhashBallPGetDatum(X)		PointerGetDatum(X)
 #define PG_RETURN_SIMHASH_BALL_P(x)	return SimhashBallPGetDatum(x)

@@ -306,10 +306,21 @@ simhash_pfree(void *p)
 	pfree(p);
 }
 
+/* repalloc for the pure C code ("huge": one window of tokens may be long) */
+void *
+simhash_repalloc_huge(void *p, size_t size)
+{
+	return repalloc_huge(p, size);
+}
+
 /*
  * What simhash(text) keeps between rows of one query (fn_extra): the work
  * buffer and the counting table, so that each row neither allocates nor
- * zeroes them again (the table is emptied slot by slot).
+ * zeroes them again (the table is emptied slot by slot).  Both are bounded
+ * by what the text holds, not by its length: the shingler streams through
+ * a buffer of TEXT_STREAM_BUF bytes (more only for a very long window of
+ * tokens), and the table starts small and doubles with the distinct
+ * features (issue #10: a 300 MB text of two words needs kilobytes).
  */
 typedef struct TextState
 {
@@ -321,6 +332,13 @@ typedef struct TextState
 
 /* a table much larger than a typical document is not kept */
 #define TEXT_STATE_MAX_SLOTS ((size_t) 1 << 20)
+
+/*
+ * The work buffer of the streaming shingler: texts up to about half of it
+ * are tokenized in one chunk, longer ones in chunks, so memory does not
+ * follow the text's length (only the longest window of tokens).
+ */
+#define TEXT_STREAM_BUF ((size_t) 1 << 20)
 
 /*
  * simhash(text, window): tokens -> shingles -> each distinct shingle votes
@@ -351,25 +369,30 @@ simhash_text(PG_FUNCTION_ARGS)
 		st = palloc0(sizeof(TextState));
 		fcinfo->flinfo->fn_extra = st;
 	}
-	if (st->bufsize < simhash_tokenizer_bufsize(len))
+	if (st->bufsize < Min(simhash_tokenizer_bufsize(len), TEXT_STREAM_BUF))
 	{
 		if (st->buf)
 			pfree(st->buf);
-		st->bufsize = Max(simhash_tokenizer_bufsize(len), 16384);
+		st->bufsize = Max(Min(simhash_tokenizer_bufsize(len), TEXT_STREAM_BUF), 16384);
 		st->buf = MemoryContextAllocHuge(fcinfo->flinfo->fn_mcxt, st->bufsize);
 	}
 	if (!st->have_counts)
 	{
-		simhash_counts_init(&st->counts, Max(len / 8, 512), simhash_palloc0_huge, simhash_pfree);
+		/* sized for a typical document; grows with the distinct features */
+		simhash_counts_init(&st->counts, 512, simhash_palloc0_huge, simhash_pfree);
 		st->have_counts = true;
 	}
 
-	simhash_shingler_init(&shingler, data, len, st->buf, window, ring);
+	simhash_shingler_init_stream(&shingler, data, len, st->buf, st->bufsize,
+								 window, ring, simhash_repalloc_huge);
 	while ((n = simhash_shingler_next(&shingler, batch, NULL, BATCH)) > 0)
 	{
 		simhash_counts_add(&st->counts, batch, n);
 		CHECK_FOR_INTERRUPTS();
 	}
+	/* the buffer grows (repalloc) when one window of tokens is very long */
+	st->buf = shingler.tok.out;
+	st->bufsize = shingler.outsize;
 	result = simhash_counts_fingerprint(&st->counts);
 
 	/* keep the table for the next row, unless a huge text grew it */

@@ -20,6 +20,7 @@
 #include "miscadmin.h"
 #include "parser/parse_coerce.h"
 #include "tcop/dest.h"
+#include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -114,6 +115,14 @@ dedup_input_init_columns(DedupInput *in, FunctionCallInfo fcinfo, const char *fn
 	in->id_column = name_arg(fcinfo, 1, "id_column", fname);
 	in->hash_column = name_arg(fcinfo, 2, value_arg, fname);
 
+	/*
+	 * Lock first, as a query would (issue #10): the column types checked
+	 * below then cannot change (ALTER COLUMN ... TYPE needs an
+	 * AccessExclusiveLock) before the read, which trusts them (a by-value
+	 * datum read as a pointer otherwise).  A relation dropped before the
+	 * lock was granted is no longer in the catalog.
+	 */
+	LockRelationOid(in->relid, AccessShareLock);
 	relname = get_rel_name(in->relid);
 	if (relname == NULL)
 		ereport(ERROR,

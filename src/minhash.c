@@ -7,6 +7,7 @@
  *		headers.
  */
 #include "minhash.h"
+#include "input.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -105,6 +106,193 @@ minhash_read_header(const uint8_t *src, size_t len, MinhashParams *p,
 		return "permutations out of range";
 	if (len != minhash_size(p->permutations, *empty))
 		return "length does not match permutations";
+	return NULL;
+}
+
+int
+minhash_invalid_slot(const uint32_t *slots, int k)
+{
+	for (int i = 0; i < k; i++)
+		if (slots[i] == MINHASH_EMPTY_SLOT)
+			return i + 1;
+	return 0;
+}
+
+/* "key=" then a decimal integer in [lo, hi] at *p (advanced) */
+static const char *
+parse_field(const char **p, const char *key, int64_t lo, int64_t hi,
+			int64_t *value, char *detail, size_t size)
+{
+	size_t		klen = strlen(key);
+	const char *s = *p;
+	bool		neg = false;
+	uint64_t	v = 0;
+	int			digits = 0;
+
+	while (simhash_is_space(*s))
+		s++;
+	if (strncmp(s, key, klen) != 0 || s[klen] != '=')
+		return snprintf(detail, size, "Expected \"%s=\".", key), detail;
+	s += klen + 1;
+	if (*s == '-')
+	{
+		neg = true;
+		s++;
+	}
+	for (; *s >= '0' && *s <= '9'; s++, digits++)
+	{
+		if (v > (UINT64_C(1) << 63) / 10)
+			return snprintf(detail, size, "%s is out of range.", key), detail;
+		v = v * 10 + (uint64_t) (*s - '0');
+	}
+	if (digits == 0 || (*s != '\0' && !simhash_is_space(*s)) ||
+		v > (neg ? (UINT64_C(1) << 63) : (uint64_t) INT64_MAX))
+		return snprintf(detail, size, "%s must be an integer.", key), detail;
+	*p = s;
+	if (neg)
+	{
+		int64_t		r = (v == (UINT64_C(1) << 63)) ? INT64_MIN : -(int64_t) v;
+
+		if (r < lo)
+			return snprintf(detail, size, "%s is out of range.", key), detail;
+		*value = r;
+		return NULL;
+	}
+	if ((int64_t) v < lo || (int64_t) v > hi)
+		return snprintf(detail, size, "%s must be between %lld and %lld.", key,
+						(long long) lo, (long long) hi), detail;
+	*value = (int64_t) v;
+	return NULL;
+}
+
+const char *
+minhash_parse_text(const char *str, MinhashParams *params, bool *empty,
+				   uint32_t *slots, char *detail, size_t size)
+{
+	const char *p = str;
+	const char *problem;
+	int64_t		v;
+	size_t		tlen;
+	int			bad;
+
+	*empty = false;
+	while (simhash_is_space(*p))
+		p++;
+	if (p[0] != 'v' || p[1] != '1' || !simhash_is_space(p[2]))
+		return "Expected the version \"v1\".";
+	params->version = MINHASH_VERSION;
+	p += 2;
+	if ((problem = parse_field(&p, "n_gram", 1, MINHASH_MAX_NGRAM, &v, detail, size)))
+		return problem;
+	params->n_gram = (int) v;
+
+	while (simhash_is_space(*p))
+		p++;
+	if (strncmp(p, "n_gram_type=", 12) != 0)
+		return "Expected \"n_gram_type=\".";
+	p += 12;
+	for (tlen = 0; p[tlen] && !simhash_is_space(p[tlen]); tlen++)
+		;
+	params->n_gram_type = minhash_ngram_type_from_name(p, tlen);
+	if (params->n_gram_type < 0)
+		return "n_gram_type must be char, term or feature.";
+	if (params->n_gram_type == MINHASH_FEATURE && params->n_gram != 1)
+		return "n_gram must be 1 for n_gram_type feature.";
+	p += tlen;
+
+	if ((problem = parse_field(&p, "permutations", 1, MINHASH_MAX_PERMUTATIONS, &v, detail, size)))
+		return problem;
+	params->permutations = (int) v;
+	if ((problem = parse_field(&p, "seed", INT64_MIN, INT64_MAX, &v, detail, size)))
+		return problem;
+	params->seed = v;
+
+	while (simhash_is_space(*p))
+		p++;
+	if (strncmp(p, "slots=", 6) != 0)
+		return "Expected \"slots=\".";
+	p += 6;
+	if (strncmp(p, "empty", 5) == 0)
+	{
+		*empty = true;
+		p += 5;
+	}
+	else
+	{
+		for (int i = 0; i < params->permutations; i++)
+		{
+			uint32_t	s = 0;
+			int			digits;
+
+			if (i > 0)
+			{
+				if (*p != ',')
+					return snprintf(detail, size, "Expected %d slots, found %d.",
+									params->permutations, i), detail;
+				p++;
+			}
+			for (digits = 0; digits < 8 && simhash_hex_value(*p) >= 0; digits++, p++)
+				s = (s << 4) | (uint32_t) simhash_hex_value(*p);
+			if (digits != 8)
+				return snprintf(detail, size, "Slot %d is not 8 hexadecimal digits.", i + 1), detail;
+			slots[i] = s;
+		}
+	}
+	while (simhash_is_space(*p))
+		p++;
+	if (*p != '\0')
+		return snprintf(detail, size, "Unexpected \"%.40s\" after the slots (permutations=%d).",
+						p, params->permutations), detail;
+	if (!*empty && (bad = minhash_invalid_slot(slots, params->permutations)) != 0)
+		return snprintf(detail, size, "Slot %d is ffffffff, the empty-slot marker: a signature with slots has none (a text without shingles has slots=empty).", bad), detail;
+	return NULL;
+}
+
+const char minhash_binary_short[] = "the message ends too early";
+
+const char *
+minhash_parse_binary(const uint8_t *buf, size_t len, size_t *pos,
+					 MinhashParams *params, bool *empty, uint32_t *slots)
+{
+	uint8_t		header[MINHASH_HEADER_SIZE] = {0};
+	uint64_t	version,
+				type,
+				flags,
+				n_gram,
+				perms,
+				seed;
+	const char *problem;
+
+	/* simhash_read_be: SIMHASH_INPUT_OK (0), or SHORT */
+	if (simhash_read_be(buf, len, pos, 1, &version) || simhash_read_be(buf, len, pos, 1, &type) ||
+		simhash_read_be(buf, len, pos, 1, &flags) || simhash_read_be(buf, len, pos, 2, &n_gram) ||
+		simhash_read_be(buf, len, pos, 2, &perms) || simhash_read_be(buf, len, pos, 8, &seed))
+		return minhash_binary_short;
+	header[0] = (uint8_t) version;
+	header[1] = (uint8_t) type;
+	header[2] = (uint8_t) flags;
+	put_le16(header + 4, (uint32_t) n_gram);
+	put_le16(header + 6, (uint32_t) perms);
+	for (int i = 0; i < 8; i++)
+		header[8 + i] = (uint8_t) (seed >> (8 * i));
+	/* the slots are read below: pass the length they will have */
+	problem = minhash_read_header(header, minhash_size((int) perms, (flags & MINHASH_FLAG_EMPTY) != 0),
+								  params, empty);
+	if (problem)
+		return problem;
+	if (!*empty)
+	{
+		for (int i = 0; i < params->permutations; i++)
+		{
+			uint64_t	v;
+
+			if (simhash_read_be(buf, len, pos, 4, &v) != SIMHASH_INPUT_OK)
+				return minhash_binary_short;
+			slots[i] = (uint32_t) v;
+		}
+		if (minhash_invalid_slot(slots, params->permutations))
+			return "a slot is the empty-slot marker ffffffff";
+	}
 	return NULL;
 }
 
@@ -526,8 +714,10 @@ term_shingles(MinhashShingler *s, uint64_t *hashes, size_t *spans, size_t max)
 				len;
 	uint64_t	w = (uint64_t) s->n_gram;
 	const char *out = s->tok.out;
+	size_t		hashed = 0;
 
-	while (produced < max)
+	/* returns early after SIMHASH_SHINGLER_CALL_BYTES (interrupt checks) */
+	while (produced < max && hashed < SIMHASH_SHINGLER_CALL_BYTES)
 	{
 		if (!simhash_tokenizer_next(&s->tok, &start, &len))
 		{
@@ -561,6 +751,7 @@ term_shingles(MinhashShingler *s, uint64_t *hashes, size_t *spans, size_t max)
 			}
 			hashes[produced++] = shingle_hash(out + first, s->last_end - first,
 											  s->seed);
+			hashed += s->last_end - first;
 		}
 	}
 	return produced;

@@ -112,6 +112,37 @@ extern void minhash_write_header(uint8_t *dst, const MinhashParams *p,
 extern const char *minhash_read_header(const uint8_t *src, size_t len,
 									   MinhashParams *p, bool *empty);
 
+/*
+ * The slots of a non-empty signature: densification fills every slot, so
+ * none is MINHASH_EMPTY_SLOT (values are at most 0xFFFFFFFE).  A signature
+ * of k empty-slot markers is not a signature of anything (the empty one
+ * has no slots and the empty flag).  The slot number (1-based) of the
+ * first invalid slot, 0 when all are valid.
+ */
+extern int	minhash_invalid_slot(const uint32_t *slots, int k);
+
+/*
+ * The text form: "v1 n_gram=9 n_gram_type=char permutations=128 seed=0
+ * slots=" then "empty" or k comma-separated 8-digit hex values.  NULL when
+ * valid (slots, room for MINHASH_MAX_PERMUTATIONS, filled unless *empty);
+ * else what is wrong, written into detail (size bytes).
+ */
+extern const char *minhash_parse_text(const char *str, MinhashParams *p,
+									  bool *empty, uint32_t *slots,
+									  char *detail, size_t size);
+
+/*
+ * The binary form (network byte order): version, n_gram_type, flags
+ * (bytes), n_gram, permutations (int16), seed (int64), then k int32 slots
+ * unless empty, from buf[*pos .. len) (advancing *pos).  NULL when valid;
+ * else what is wrong (minhash_binary_short when the message ends
+ * too early).
+ */
+extern const char minhash_binary_short[];
+extern const char *minhash_parse_binary(const uint8_t *buf, size_t len,
+										size_t *pos, MinhashParams *p,
+										bool *empty, uint32_t *slots);
+
 extern bool minhash_params_equal(const MinhashParams *a,
 								 const MinhashParams *b);
 

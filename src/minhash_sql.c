@@ -204,120 +204,20 @@ bad_input(const char *str, const char *detail)
 			 errhint("A minhash_signature is written as \"v1 n_gram=9 n_gram_type=char permutations=128 seed=0 slots=\" followed by \"empty\" or that many comma-separated 8-digit hexadecimal values.")));
 }
 
-/* "key=" then a decimal integer in [lo, hi]; advances *p */
-static int64
-parse_field(const char *str, const char **p, const char *key, int64 lo, int64 hi)
-{
-	size_t		klen = strlen(key);
-	const char *s = *p;
-	bool		neg = false;
-	uint64		v = 0;
-	int			digits = 0;
-
-	while (simhash_is_space(*s))
-		s++;
-	if (strncmp(s, key, klen) != 0 || s[klen] != '=')
-		bad_input(str, psprintf("Expected \"%s=\".", key));
-	s += klen + 1;
-	if (*s == '-')
-	{
-		neg = true;
-		s++;
-	}
-	for (; *s >= '0' && *s <= '9'; s++, digits++)
-	{
-		if (v > (UINT64CONST(1) << 63) / 10)
-			bad_input(str, psprintf("%s is out of range.", key));
-		v = v * 10 + (uint64) (*s - '0');
-	}
-	if (digits == 0 || (*s != '\0' && !simhash_is_space(*s)) ||
-		v > (neg ? (UINT64CONST(1) << 63) : (uint64) PG_INT64_MAX))
-		bad_input(str, psprintf("%s must be an integer.", key));
-	*p = s;
-	if (neg)
-	{
-		int64		r = (v == (UINT64CONST(1) << 63)) ? PG_INT64_MIN : -(int64) v;
-
-		if (r < lo)
-			bad_input(str, psprintf("%s is out of range.", key));
-		return r;
-	}
-	if ((int64) v < lo || (int64) v > hi)
-		bad_input(str, psprintf("%s must be between " INT64_FORMAT " and " INT64_FORMAT ".", key, lo, hi));
-	return (int64) v;
-}
-
+/* the text form; parsed by minhash_parse_text (pure C, fuzzed) */
 Datum
 minhash_signature_in(PG_FUNCTION_ARGS)
 {
 	char	   *str = PG_GETARG_CSTRING(0);
-	const char *p = str;
 	MinhashParams params;
-	uint32	   *slots = NULL;
-	bool		empty = false;
-	size_t		tlen;
+	uint32	   *slots = palloc(sizeof(uint32) * MINHASH_MAX_PERMUTATIONS);
+	bool		empty;
+	char		detail[200];
+	const char *problem = minhash_parse_text(str, &params, &empty, slots,
+											 detail, sizeof(detail));
 
-	while (simhash_is_space(*p))
-		p++;
-	if (p[0] != 'v' || p[1] != '1' || !simhash_is_space(p[2]))
-		bad_input(str, "Expected the version \"v1\".");
-	params.version = MINHASH_VERSION;
-	p += 2;
-	params.n_gram = (int) parse_field(str, &p, "n_gram", 1, MINHASH_MAX_NGRAM);
-
-	while (simhash_is_space(*p))
-		p++;
-	if (strncmp(p, "n_gram_type=", 12) != 0)
-		bad_input(str, "Expected \"n_gram_type=\".");
-	p += 12;
-	for (tlen = 0; p[tlen] && !simhash_is_space(p[tlen]); tlen++)
-		;
-	params.n_gram_type = minhash_ngram_type_from_name(p, tlen);
-	if (params.n_gram_type < 0)
-		bad_input(str, "n_gram_type must be char, term or feature.");
-	if (params.n_gram_type == MINHASH_FEATURE && params.n_gram != 1)
-		bad_input(str, "n_gram must be 1 for n_gram_type feature.");
-	p += tlen;
-
-	params.permutations = (int) parse_field(str, &p, "permutations", 1, MINHASH_MAX_PERMUTATIONS);
-	params.seed = parse_field(str, &p, "seed", PG_INT64_MIN, PG_INT64_MAX);
-
-	while (simhash_is_space(*p))
-		p++;
-	if (strncmp(p, "slots=", 6) != 0)
-		bad_input(str, "Expected \"slots=\".");
-	p += 6;
-	if (strncmp(p, "empty", 5) == 0)
-	{
-		empty = true;
-		p += 5;
-	}
-	else
-	{
-		slots = palloc(sizeof(uint32) * params.permutations);
-		for (int i = 0; i < params.permutations; i++)
-		{
-			uint32		v = 0;
-			int			digits;
-
-			if (i > 0)
-			{
-				if (*p != ',')
-					bad_input(str, psprintf("Expected %d slots, found %d.", params.permutations, i));
-				p++;
-			}
-			for (digits = 0; digits < 8 && simhash_hex_value(*p) >= 0; digits++, p++)
-				v = (v << 4) | (uint32) simhash_hex_value(*p);
-			if (digits != 8)
-				bad_input(str, psprintf("Slot %d is not 8 hexadecimal digits.", i + 1));
-			slots[i] = v;
-		}
-	}
-	while (simhash_is_space(*p))
-		p++;
-	if (*p != '\0')
-		bad_input(str, psprintf("Unexpected \"%s\" after the slots (permutations=%d).",
-								p, params.permutations));
+	if (problem)
+		bad_input(str, problem);
 	PG_RETURN_BYTEA_P(sig_build(&params, empty, slots));
 }
 
@@ -351,43 +251,20 @@ Datum
 minhash_signature_recv(PG_FUNCTION_ARGS)
 {
 	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
-	uint8		header[MINHASH_HEADER_SIZE];
 	MinhashParams params;
 	bool		empty;
-	const char *problem;
-	int			flags;
-	uint32	   *slots = NULL;
+	size_t		pos = buf->cursor;
+	uint32	   *slots = palloc(sizeof(uint32) * MINHASH_MAX_PERMUTATIONS);
+	const char *problem = minhash_parse_binary((const uint8_t *) buf->data, buf->len,
+											   &pos, &params, &empty, slots);
 
-	memset(header, 0, sizeof(header));
-	header[0] = (uint8) pq_getmsgbyte(buf);
-	header[1] = (uint8) pq_getmsgbyte(buf);
-	flags = pq_getmsgbyte(buf);
-	header[2] = (uint8) flags;
-	{
-		uint16		n_gram = (uint16) pq_getmsgint(buf, 2);
-		uint16		perms = (uint16) pq_getmsgint(buf, 2);
-		uint64		seed = (uint64) pq_getmsgint64(buf);
-
-		header[4] = (uint8) n_gram;
-		header[5] = (uint8) (n_gram >> 8);
-		header[6] = (uint8) perms;
-		header[7] = (uint8) (perms >> 8);
-		for (int i = 0; i < 8; i++)
-			header[8 + i] = (uint8) (seed >> (8 * i));
-		/* the slots are read below: pass the length they will have */
-		problem = minhash_read_header(header, minhash_size(perms, (flags & MINHASH_FLAG_EMPTY) != 0),
-									  &params, &empty);
-		if (problem)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-					 errmsg("invalid binary minhash_signature: %s", problem)));
-	}
-	if (!empty)
-	{
-		slots = palloc(sizeof(uint32) * params.permutations);
-		for (int i = 0; i < params.permutations; i++)
-			slots[i] = (uint32) pq_getmsgint(buf, 4);
-	}
+	if (problem == minhash_binary_short)
+		simhash_recv_check(SIMHASH_INPUT_SHORT);
+	if (problem)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("invalid binary minhash_signature: %s", problem)));
+	buf->cursor = (int) pos;
 	if (buf->cursor != buf->len)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
@@ -577,6 +454,8 @@ typedef struct HashSet
 static void
 hashset_add(HashSet *s, const uint64 *h, size_t n)
 {
+	if (n == 0)
+		return;					/* s->h may be NULL: no memcpy (UBSan) */
 	if (s->n + n > s->cap)
 	{
 		s->cap = Max(s->cap * 2, s->n + n);
@@ -691,7 +570,9 @@ minhash_jaccard_array(PG_FUNCTION_ARGS)
 /*
  * minhash_shingles(body text, n_gram integer DEFAULT 9, n_gram_type text
  * DEFAULT 'char') RETURNS text[]: the shingles, in text order, repeats
- * included.
+ * included.  Two passes: the first measures the array and raises 54000
+ * as soon as it would exceed 1 GB (n_gram characters per character of the
+ * text can be much more than the text), the second fills it.
  */
 Datum
 minhash_shingles(PG_FUNCTION_ARGS)
@@ -707,25 +588,37 @@ minhash_shingles(PG_FUNCTION_ARGS)
 	uint64		batch[BATCH];
 	size_t		spans[2 * BATCH];
 	size_t		n;
-	ArrayBuildState *astate = initArrayResult(TEXTOID, CurrentMemoryContext, false);
+	SimhashTextArray arr;
 
 	check_n_gram(n_gram);
 	type = parse_n_gram_type(PG_GETARG_TEXT_PP(2));
 	simhash_text_utf8(t, &data, &len);
 	buf = MemoryContextAllocHuge(CurrentMemoryContext, minhash_bufsize(len));
 	ring = palloc(sizeof(size_t) * n_gram);
-	minhash_shingler_init(&shingler, type, n_gram, 0, data, len, buf, ring);
-	while ((n = minhash_shingler_next(&shingler, batch, spans, BATCH)) > 0)
+	simhash_textarray_start(&arr, "minhash_shingles",
+							"Use a smaller n_gram or a shorter text.");
+	for (int pass = 0; pass < 2; pass++)
 	{
-		const char *s = minhash_shingler_text(&shingler);
+		if (pass == 1)
+			simhash_textarray_allocate(&arr);
+		minhash_shingler_init(&shingler, type, n_gram, 0, data, len, buf, ring);
+		while ((n = minhash_shingler_next(&shingler, batch, spans, BATCH)) > 0)
+		{
+			const char *s = minhash_shingler_text(&shingler);
 
-		for (size_t i = 0; i < n; i++)
-			astate = accumArrayResult(astate,
-									  PointerGetDatum(simhash_utf8_text(s + spans[2 * i], spans[2 * i + 1])),
-									  false, TEXTOID, CurrentMemoryContext);
-		CHECK_FOR_INTERRUPTS();
+			for (size_t i = 0; i < n; i++)
+			{
+				if (pass == 0)
+					simhash_textarray_count(&arr, s + spans[2 * i], spans[2 * i + 1]);
+				else
+					simhash_textarray_put(&arr, s + spans[2 * i], spans[2 * i + 1]);
+			}
+			CHECK_FOR_INTERRUPTS();
+		}
 	}
-	PG_RETURN_DATUM(makeArrayResult(astate, CurrentMemoryContext));
+	pfree(buf);
+	pfree(ring);
+	PG_RETURN_ARRAYTYPE_P(simhash_textarray_finish(&arr));
 }
 
 /* minhash_slots(minhash) RETURNS bigint[]: the slot values (0 .. 2^32 - 1) */

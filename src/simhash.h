@@ -10,6 +10,8 @@
 #include "fmgr.h"
 #include "utils/array.h"
 
+#include "input.h"
+
 /* simhash64 is an unsigned 64-bit value stored like int8, passed by value */
 typedef uint64 simhash64;
 
@@ -36,24 +38,8 @@ typedef struct SimhashBall
 #define DatumGetSimhashBallP(X)		((SimhashBall *) DatumGetPointer(X))
 #define PG_GETARG_SIMHASH_BALL_P(n)	DatumGetSimhashBallP(PG_GETARG_DATUM(n))
 
-/* ASCII whitespace and hex digits, for the text input functions */
-static inline bool
-simhash_is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
-}
-
-static inline int
-simhash_hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+/* type.c: 08P01 for a binary input that ends too early */
+extern void simhash_recv_check(SimhashInput r);
 
 /* compute.c: text in the server encoding to the UTF-8 feature hash */
 extern uint64 simhash_text_hash(const char *data, int len);
@@ -64,6 +50,7 @@ extern void simhash_check_array_dims(ArrayType *arr, const char *what);
 /* compute.c: allocation callbacks for the pure C code */
 extern void *simhash_palloc0_huge(size_t size);
 extern void simhash_pfree(void *p);
+extern void *simhash_repalloc_huge(void *p, size_t size);
 
 /*
  * compute.c: a text as UTF-8 (features are hashed over UTF-8 whatever the
@@ -77,6 +64,34 @@ extern text *simhash_utf8_text(const char *utf8, size_t len);
 extern void simhash_check_window(int32 window);
 extern void simhash_text_prepare(text *t, const char **data, size_t *len,
 								 char **buf);
+
+/*
+ * text_array.c: a text[] result measured before it is allocated (54000
+ * when above MaxAllocSize or MaxArraySize): start, count every element,
+ * allocate, put every element again in the same order, finish.
+ */
+typedef struct SimhashTextArray
+{
+	const char *what;			/* for the error: "simhash_tokens" */
+	const char *hint;
+	size_t		nitems;
+	size_t		bytes;			/* the whole array value */
+	ArrayType  *result;
+	char	   *cursor;			/* where the next element goes */
+	size_t		written;
+} SimhashTextArray;
+
+extern void simhash_textarray_start(SimhashTextArray *a, const char *what,
+									const char *hint);
+extern void simhash_textarray_count(SimhashTextArray *a, const char *utf8,
+									size_t len);
+extern void simhash_textarray_count_len(SimhashTextArray *a, size_t len);
+extern void simhash_textarray_allocate(SimhashTextArray *a);
+extern void simhash_textarray_put(SimhashTextArray *a, const char *utf8,
+								  size_t len);
+extern void simhash_textarray_put_server(SimhashTextArray *a, const char *s,
+										 size_t len);
+extern ArrayType *simhash_textarray_finish(SimhashTextArray *a);
 
 /* find_all.c: reject an invalid blocks / max_distance pair (22023) */
 extern void simhash_check_blocks(int32 blocks, int32 max_distance);

@@ -21,6 +21,10 @@ PG_FUNCTION_INFO_V1(simhash_tokens);
 PG_FUNCTION_INFO_V1(simhash_shingle);
 PG_FUNCTION_INFO_V1(simhash_features);
 
+/*
+ * simhash_tokens(text): the tokens, as text[].  Two passes over the text:
+ * the first measures the array (54000 when too large), the second fills it.
+ */
 Datum
 simhash_tokens(PG_FUNCTION_ARGS)
 {
@@ -31,27 +35,37 @@ simhash_tokens(PG_FUNCTION_ARGS)
 	SimhashTokenizer tok;
 	size_t		start,
 				toklen;
-	ArrayBuildState *astate = initArrayResult(TEXTOID, CurrentMemoryContext, false);
+	SimhashTextArray arr;
 	uint64		n = 0;
 
 	simhash_text_prepare(t, &data, &len, &buf);
-	simhash_tokenizer_init(&tok, data, len, buf);
-	while (simhash_tokenizer_next(&tok, &start, &toklen))
+	simhash_textarray_start(&arr, "simhash_tokens",
+							"Tokenize a shorter text, or use simhash(text) for its fingerprint.");
+	for (int pass = 0; pass < 2; pass++)
 	{
-		astate = accumArrayResult(astate,
-								  PointerGetDatum(simhash_utf8_text(buf + start, toklen)),
-								  false, TEXTOID, CurrentMemoryContext);
-		if ((++n & 1023) == 0)
-			CHECK_FOR_INTERRUPTS();
+		if (pass == 1)
+			simhash_textarray_allocate(&arr);
+		simhash_tokenizer_init(&tok, data, len, buf);
+		while (simhash_tokenizer_next(&tok, &start, &toklen))
+		{
+			if (pass == 0)
+				simhash_textarray_count(&arr, buf + start, toklen);
+			else
+				simhash_textarray_put(&arr, buf + start, toklen);
+			if ((++n & 1023) == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
 	}
 	pfree(buf);
-	PG_RETURN_DATUM(makeArrayResult(astate, CurrentMemoryContext));
+	PG_RETURN_ARRAYTYPE_P(simhash_textarray_finish(&arr));
 }
 
 /*
  * simhash_shingle(text[], window): overlapping windows of `window`
  * elements joined by one space; NULL elements are skipped.  Fewer elements
- * than the window (but at least one): one shingle of them all.
+ * than the window (but at least one): one shingle of them all.  The result
+ * is measured from the element lengths before it is allocated (54000 when
+ * it would exceed 1 GB).
  */
 Datum
 simhash_shingle(PG_FUNCTION_ARGS)
@@ -63,7 +77,8 @@ simhash_shingle(PG_FUNCTION_ARGS)
 	int			nelems,
 				n = 0,
 				nshingles;
-	Datum	   *shingles;
+	size_t	   *prefix;			/* prefix[i]: bytes of elements before i */
+	SimhashTextArray out;
 
 	simhash_check_window(window);
 	simhash_check_array_dims(arr, "tokens");
@@ -75,67 +90,126 @@ simhash_shingle(PG_FUNCTION_ARGS)
 			elems[n++] = elems[i];
 
 	nshingles = (n == 0) ? 0 : (n < window ? 1 : n - window + 1);
-	shingles = palloc(sizeof(Datum) * Max(nshingles, 1));
-	for (int s = 0; s < nshingles; s++)
+	prefix = palloc(sizeof(size_t) * (n + 1));
+	prefix[0] = 0;
+	for (int i = 0; i < n; i++)
+		prefix[i + 1] = prefix[i] + VARSIZE_ANY_EXHDR(DatumGetPointer(elems[i]));
+
+	simhash_textarray_start(&out, "simhash_shingle",
+							"Use a smaller window or fewer tokens.");
+	for (int pass = 0; pass < 2; pass++)
 	{
-		int			last = Min(s + window, n);
-		size_t		total = 0;
-		text	   *result;
-		char	   *p;
-
-		for (int i = s; i < last; i++)
-			total += VARSIZE_ANY_EXHDR(DatumGetPointer(elems[i])) + 1;
-		total--;				/* no space after the last one */
-		if (total > MaxAllocSize - VARHDRSZ)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("shingle too long")));
-		result = palloc(VARHDRSZ + total);
-		SET_VARSIZE(result, VARHDRSZ + total);
-		p = VARDATA(result);
-		for (int i = s; i < last; i++)
+		if (pass == 1)
+			simhash_textarray_allocate(&out);
+		for (int s = 0; s < nshingles; s++)
 		{
-			text	   *e = (text *) DatumGetPointer(elems[i]);
+			int			last = Min(s + window, n);
+			size_t		total = prefix[last] - prefix[s] + (last - s - 1);
 
-			if (i > s)
-				*p++ = ' ';
-			memcpy(p, VARDATA_ANY(e), VARSIZE_ANY_EXHDR(e));
-			p += VARSIZE_ANY_EXHDR(e);
+			if (pass == 0)
+				simhash_textarray_count_len(&out, total);
+			else
+			{
+				char	   *p = palloc(total);
+				char	   *q = p;
+
+				for (int i = s; i < last; i++)
+				{
+					text	   *e = (text *) DatumGetPointer(elems[i]);
+
+					if (i > s)
+						*q++ = ' ';
+					memcpy(q, VARDATA_ANY(e), VARSIZE_ANY_EXHDR(e));
+					q += VARSIZE_ANY_EXHDR(e);
+				}
+				simhash_textarray_put_server(&out, p, total);
+				pfree(p);
+			}
+			if ((s & 1023) == 1023)
+				CHECK_FOR_INTERRUPTS();
 		}
-		shingles[s] = PointerGetDatum(result);
-		if ((s & 1023) == 1023)
-			CHECK_FOR_INTERRUPTS();
 	}
-	PG_RETURN_ARRAYTYPE_P(construct_array(shingles, nshingles, TEXTOID, -1,
-										  false, TYPALIGN_INT));
+	pfree(prefix);
+	PG_RETURN_ARRAYTYPE_P(simhash_textarray_finish(&out));
 }
 
-/* one shingle occurrence, for grouping by hash */
-typedef struct ShingleSpan
+/*
+ * The distinct shingles of simhash_features, in order of first occurrence:
+ * entries[] grows in that order, and an open-addressing index of entry
+ * numbers (+1; 0 is empty) finds a hash's entry.  Memory follows the
+ * distinct shingles, not their occurrences (issue #10).
+ */
+typedef struct FeatureEntry
 {
 	uint64		hash;
-	size_t		start;
+	uint64		count;
+	size_t		start;			/* first occurrence in the normalised text */
 	size_t		len;
-} ShingleSpan;
+} FeatureEntry;
 
-static int
-span_cmp(const void *a, const void *b)
+typedef struct FeatureTable
 {
-	const ShingleSpan *x = a;
-	const ShingleSpan *y = b;
+	FeatureEntry *entries;
+	size_t		nentries;
+	size_t	   *index;
+	size_t		mask;			/* index capacity - 1 */
+} FeatureTable;
 
-	if (x->hash != y->hash)
-		return x->hash < y->hash ? -1 : 1;
-	return (x->start > y->start) - (x->start < y->start);
+static void
+feature_table_init(FeatureTable *t, size_t cap)
+{
+	t->entries = MemoryContextAllocHuge(CurrentMemoryContext, (cap / 2) * sizeof(FeatureEntry));
+	t->nentries = 0;
+	t->index = MemoryContextAllocExtended(CurrentMemoryContext, cap * sizeof(size_t),
+										  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	t->mask = cap - 1;
 }
 
-static int
-first_cmp(const void *a, const void *b)
+/* one occurrence of hash at start, len */
+static void
+feature_table_add(FeatureTable *t, uint64 hash, size_t start, size_t len)
 {
-	const ShingleSpan *x = a;
-	const ShingleSpan *y = b;
+	size_t		slot = (size_t) (hash >> 7) & t->mask;
+	FeatureEntry *e;
 
-	return (x->start > y->start) - (x->start < y->start);
+	while (t->index[slot] != 0)
+	{
+		e = &t->entries[t->index[slot] - 1];
+		if (e->hash == hash)
+		{
+			e->count++;
+			return;
+		}
+		slot = (slot + 1) & t->mask;
+	}
+	if (2 * (t->nentries + 1) > t->mask + 1)
+	{
+		/* double, then insert again */
+		FeatureTable bigger;
+
+		feature_table_init(&bigger, 2 * (t->mask + 1));
+		memcpy(bigger.entries, t->entries, t->nentries * sizeof(FeatureEntry));
+		bigger.nentries = t->nentries;
+		for (size_t i = 0; i < t->nentries; i++)
+		{
+			size_t		s = (size_t) (t->entries[i].hash >> 7) & bigger.mask;
+
+			while (bigger.index[s] != 0)
+				s = (s + 1) & bigger.mask;
+			bigger.index[s] = i + 1;
+		}
+		pfree(t->entries);
+		pfree(t->index);
+		*t = bigger;
+		feature_table_add(t, hash, start, len);
+		return;
+	}
+	e = &t->entries[t->nentries++];
+	e->hash = hash;
+	e->count = 1;
+	e->start = start;
+	e->len = len;
+	t->index[slot] = t->nentries;
 }
 
 /*
@@ -154,10 +228,7 @@ simhash_features(PG_FUNCTION_ARGS)
 	char	   *buf;
 	size_t	   *ring;
 	SimhashShingler shingler;
-	ShingleSpan *spans;
-	size_t		nspans = 0,
-				cap = 1024,
-				ngroups = 0;
+	FeatureTable table;
 	uint64		batch[1024];
 	size_t		where[2 * 1024];
 	size_t		n;
@@ -167,50 +238,29 @@ simhash_features(PG_FUNCTION_ARGS)
 	simhash_text_prepare(t, &data, &len, &buf);
 	ring = palloc(sizeof(size_t) * window);
 	simhash_shingler_init(&shingler, data, len, buf, window, ring);
-	spans = MemoryContextAllocHuge(CurrentMemoryContext, cap * sizeof(ShingleSpan));
+	feature_table_init(&table, 1024);
 	while ((n = simhash_shingler_next(&shingler, batch, where, 1024)) > 0)
 	{
-		if (nspans + n > cap)
-		{
-			cap *= 2;
-			spans = repalloc_huge(spans, cap * sizeof(ShingleSpan));
-		}
 		for (size_t i = 0; i < n; i++)
-		{
-			spans[nspans].hash = batch[i];
-			spans[nspans].start = where[2 * i];
-			spans[nspans].len = where[2 * i + 1];
-			nspans++;
-		}
+			feature_table_add(&table, batch[i], where[2 * i], where[2 * i + 1]);
 		CHECK_FOR_INTERRUPTS();
 	}
 
-	/* group by hash: the first occurrence stands for the group */
-	qsort(spans, nspans, sizeof(ShingleSpan), span_cmp);
-	for (size_t i = 0; i < nspans;)
+	for (size_t i = 0; i < table.nentries; i++)
 	{
-		size_t		j = i + 1;
-
-		while (j < nspans && spans[j].hash == spans[i].hash)
-			j++;
-		spans[ngroups] = spans[i];
-		spans[ngroups].hash = j - i;	/* now: the count */
-		ngroups++;
-		i = j;
-	}
-	qsort(spans, ngroups, sizeof(ShingleSpan), first_cmp);
-
-	for (size_t i = 0; i < ngroups; i++)
-	{
+		FeatureEntry *e = &table.entries[i];
 		Datum		values[3];
 		bool		nulls[3] = {false, false, false};
 
-		values[0] = PointerGetDatum(simhash_utf8_text(buf + spans[i].start, spans[i].len));
-		values[1] = Int32GetDatum((int32) spans[i].hash);
-		values[2] = Int32GetDatum((int32) simhash_tf_weight(spans[i].hash));
+		values[0] = PointerGetDatum(simhash_utf8_text(buf + e->start, e->len));
+		values[1] = Int32GetDatum((int32) e->count);
+		values[2] = Int32GetDatum((int32) simhash_tf_weight(e->count));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		if ((i & 1023) == 1023)
+			CHECK_FOR_INTERRUPTS();
 	}
-	pfree(spans);
+	pfree(table.entries);
+	pfree(table.index);
 	pfree(buf);
 	pfree(ring);
 	return (Datum) 0;

@@ -363,6 +363,112 @@ simhash_shingler_init(SimhashShingler *s, const char *in, size_t inlen,
 	s->ntokens = 0;
 	s->last_end = 0;
 	s->done = false;
+	s->end = inlen;
+	s->outsize = 0;
+	s->grow = NULL;
+}
+
+void
+simhash_shingler_init_stream(SimhashShingler *s, const char *in, size_t inlen,
+							 char *out, size_t outsize, int window,
+							 size_t *ring, void *(*grow) (void *ptr, size_t size))
+{
+	simhash_shingler_init(s, in, inlen, out, window, ring);
+	s->outsize = outsize;
+	s->grow = grow;
+	s->tok.inlen = 0;			/* the first chunk is chosen by refill() */
+}
+
+/*
+ * Can a chunk end before in[q]?  Yes when the character starting there
+ * ends any token and starts none that could join the one before: a
+ * separator (an invalid byte included) or a letter of a script without
+ * spaces.  Every byte that is not a UTF-8 continuation byte starts a
+ * character in the tokenizer's decoding, and decoding before q never
+ * looks at q, so a chunk ending there yields the same tokens.
+ */
+static bool
+chunk_boundary(const SimhashTokenizer *t, size_t end, size_t q)
+{
+	SimhashTokenizer at = *t;
+	uint32_t	c;
+	int			cls;
+
+	if (t->in[q] < 0x80)
+		return ascii_map[t->in[q]] == 0;
+	if ((t->in[q] & 0xC0) == 0x80)
+		return false;
+	at.pos = q;
+	at.inlen = end;
+	(void) peek(&at, &c, &cls);
+	return cls == UC_SEP || cls == UC_SINGLE;
+}
+
+/*
+ * Streaming: drop the normalised text no later shingle needs, then extend
+ * the input to the next chunk, growing the buffer when no token boundary
+ * fits in it.  A chunk of n input bytes writes at most 2n + 1 bytes (+8
+ * for the eight-byte stores), as simhash_tokenizer_bufsize() assumes.
+ */
+static void
+refill(SimhashShingler *s)
+{
+	SimhashTokenizer *t = &s->tok;
+	size_t		keep,
+				nring = s->ntokens < (uint64_t) s->window ? (size_t) s->ntokens : (size_t) s->window;
+
+	/* the oldest token start in the ring is the first byte still needed */
+	keep = t->outlen;
+	for (size_t i = 0; i < nring; i++)
+		if (s->ring[i] < keep)
+			keep = s->ring[i];
+	if (keep > 0)
+	{
+		memmove(t->out, t->out + keep, t->outlen - keep);
+		t->outlen -= keep;
+		for (size_t i = 0; i < nring; i++)
+			s->ring[i] -= keep;
+		s->last_end -= keep;
+	}
+
+	for (;;)
+	{
+		size_t		room = s->outsize - t->outlen;
+		size_t		n = room > 32 ? (room - 32) / 2 : 0;
+
+		if (n >= s->end - t->pos)
+		{
+			t->inlen = s->end;
+			return;
+		}
+		if (n >= SIMHASH_STREAM_MIN_BUF / 4)
+		{
+			for (size_t q = t->pos + n; q > t->pos; q--)
+			{
+				if (chunk_boundary(t, s->end, q))
+				{
+					t->inlen = q;
+					return;
+				}
+			}
+		}
+		/* one long run of tokens: a larger buffer */
+		s->outsize *= 2;
+		t->out = s->grow(t->out, s->outsize);
+	}
+}
+
+/* the next token, refilling a streaming shingler's chunk as needed */
+static inline bool
+shingler_token(SimhashShingler *s, size_t *start, size_t *len)
+{
+	while (!tokenizer_next(&s->tok, start, len))
+	{
+		if (s->outsize == 0 || s->tok.pos >= s->end)
+			return false;
+		refill(s);
+	}
+	return true;
 }
 
 size_t
@@ -372,11 +478,12 @@ simhash_shingler_next(SimhashShingler *s, uint64_t *hashes, size_t *spans,
 	size_t		produced = 0;
 	size_t		start,
 				len;
+	size_t		hashed = 0;
 	uint64_t	w = (uint64_t) s->window;
 
-	while (produced < max && !s->done)
+	while (produced < max && !s->done && hashed < SIMHASH_SHINGLER_CALL_BYTES)
 	{
-		if (!tokenizer_next(&s->tok, &start, &len))
+		if (!shingler_token(s, &start, &len))
 		{
 			s->done = true;
 			/* fewer tokens than the window: one shingle of them all */
@@ -388,7 +495,7 @@ simhash_shingler_next(SimhashShingler *s, uint64_t *hashes, size_t *spans,
 					spans[2 * produced + 1] = s->last_end - s->ring[0];
 				}
 				hashes[produced++] = feature_hash(s->tok.out + s->ring[0],
-														  s->last_end - s->ring[0]);
+												  s->last_end - s->ring[0]);
 			}
 			break;
 		}
@@ -408,7 +515,8 @@ simhash_shingler_next(SimhashShingler *s, uint64_t *hashes, size_t *spans,
 				spans[2 * produced + 1] = s->last_end - first;
 			}
 			hashes[produced++] = feature_hash(s->tok.out + first,
-													  s->last_end - first);
+											  s->last_end - first);
+			hashed += s->last_end - first;
 		}
 	}
 	return produced;

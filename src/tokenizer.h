@@ -67,16 +67,43 @@ typedef struct SimhashShingler
 	uint64_t	ntokens;
 	size_t		last_end;		/* end offset of the latest token */
 	bool		done;
+	/* streaming (simhash_shingler_init_stream); outsize 0 otherwise */
+	size_t		end;			/* input length; tok.inlen ends the chunk */
+	size_t		outsize;		/* bytes of tok.out */
+	void	   *(*grow) (void *ptr, size_t size);	/* realloc of tok.out */
 } SimhashShingler;
 
 extern void simhash_shingler_init(SimhashShingler *s, const char *in,
 								  size_t inlen, char *out, int window,
 								  size_t *ring);
+
+/*
+ * Streaming shingler: the same hashes as simhash_shingler_init, with a
+ * bounded buffer.  The input is tokenized in chunks that end at token
+ * boundaries (before a separator or a letter of a script without spaces),
+ * and the normalised text the next shingles no longer need is dropped
+ * before each chunk.  The buffer (out, outsize bytes, at least
+ * SIMHASH_STREAM_MIN_BUF) grows through grow() (a realloc) only when one
+ * window of tokens does not fit, so memory follows the longest shingle,
+ * not the text.  spans must be NULL (the buffer moves).
+ */
+#define SIMHASH_STREAM_MIN_BUF 4096
+
+extern void simhash_shingler_init_stream(SimhashShingler *s, const char *in,
+										 size_t inlen, char *out,
+										 size_t outsize, int window,
+										 size_t *ring,
+										 void *(*grow) (void *ptr, size_t size));
+
 /*
  * Up to max feature hashes into hashes[]; returns how many, 0 at the end.
  * When spans is not NULL, spans[2k] and spans[2k+1] receive the offset and
- * length of shingle k in the normalised text (s->tok.out).
+ * length of shingle k in the normalised text (s->tok.out).  A call also
+ * returns early (with at least one hash) once it has hashed
+ * SIMHASH_SHINGLER_CALL_BYTES bytes, so that callers check for interrupts
+ * often even when shingles are very long.
  */
+#define SIMHASH_SHINGLER_CALL_BYTES ((size_t) 1 << 24)
 extern size_t simhash_shingler_next(SimhashShingler *s, uint64_t *hashes,
 									size_t *spans, size_t max);
 

@@ -32,19 +32,9 @@ Datum
 simhash64_in(PG_FUNCTION_ARGS)
 {
 	char	   *str = PG_GETARG_CSTRING(0);
-	const char *p = str;
-	uint64		value = 0;
-	int			digits = 0;
+	uint64_t	value;
 
-	while (simhash_is_space(*p))
-		p++;
-	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
-		p += 2;
-	for (; simhash_hex_value(*p) >= 0; p++, digits++)
-		value = (value << 4) | (uint64) simhash_hex_value(*p);
-	while (simhash_is_space(*p))
-		p++;
-	if (digits != 16 || *p != '\0')
+	if (simhash64_parse(str, &value) != SIMHASH_INPUT_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 				 errmsg("invalid input syntax for type %s: \"%s\"",
@@ -74,8 +64,26 @@ Datum
 simhash64_recv(PG_FUNCTION_ARGS)
 {
 	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	size_t		pos = buf->cursor;
+	uint64_t	value;
 
-	PG_RETURN_SIMHASH64((simhash64) pq_getmsgint64(buf));
+	simhash_recv_check(simhash64_parse_binary((const uint8_t *) buf->data, buf->len,
+											  &pos, &value));
+	buf->cursor = (int) pos;
+	PG_RETURN_SIMHASH64(value);
+}
+
+/*
+ * What every binary input function does with input.c's result: the error
+ * pq_getmsgint would raise for a short message; RANGE is for the caller.
+ */
+void
+simhash_recv_check(SimhashInput r)
+{
+	if (r == SIMHASH_INPUT_SHORT)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROTOCOL_VIOLATION),
+				 errmsg("insufficient data left in message")));
 }
 
 Datum

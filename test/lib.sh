@@ -11,6 +11,8 @@ say() { printf '%s\n' "$*" >&2; }
 
 # Debian packages the project needs; installed only when missing.
 SIMHASH_PACKAGES="build-essential postgresql-15 postgresql-server-dev-15 libxxhash-dev libipc-run-perl"
+# the fuzz targets (libFuzzer) and the sanitized unit tests (issue #10)
+SIMHASH_PACKAGES="$SIMHASH_PACKAGES clang libclang-rt-14-dev"
 
 ensure_packages() {
 	local missing=() p

@@ -62,5 +62,36 @@ if ls test/t/*.pl >/dev/null 2>&1; then
 	[ $rc -eq 0 ] && rm -rf "$tapdir"
 fi
 
+# 4. sanitizers and fuzzing (issue #10; doc/pending/issue-10-input.md):
+#  the unit tests under ASan+UBSan (clang), a smoke of each fuzz target, and
+#  pg_regress against a server that loads a UBSan build of the extension
+#  (gcc -static-libubsan: the runtime is linked into simhash.so, nothing is
+#  preloaded into postgres; -fno-sanitize-recover: a report ends the backend
+#  and fails the test).  That build is made in a copy of the tree and the
+#  normal one is reinstalled afterwards.
+san="-fsanitize=address,undefined -fno-sanitize-recover=all"
+make -s -C test/unit clean && make -s -C test/unit CC=clang CFLAGS="-O1 -g -std=gnu99 -Wall -Werror $san" >&2
+for t in test/unit/test_*; do
+	[ -x "$t" ] && { "$t" >&2; record "unit (ASan, UBSan): $(basename "$t")" $?; }
+done
+make -s -C test/unit clean
+for f in fuzz_text fuzz_input fuzz_minhash fuzz_sentences; do
+	test/fuzz/run.sh "${SIMHASH_FUZZ_SECONDS:-5}" "$f"; record "fuzz (ASan, UBSan): $f" $?
+done
+ubsan_tree=$(mktemp -d /tmp/simhash-ubsan.XXXXXX)
+cp -r Makefile simhash.control src sql expected "$ubsan_tree" && chmod -R a+rX "$ubsan_tree"
+(cd "$ubsan_tree" && make -s clean && make -s -j2 with_llvm=no SHLIB_LINK="-static-libubsan -fsanitize=undefined" \
+	COPT="-fsanitize=undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" && make -s install with_llvm=no) >&2
+rc=$?
+if [ $rc -eq 0 ] && start_cluster; then
+	mkdir -p "$SIMHASH_TMP/regress"
+	make -s -C "$ubsan_tree" installcheck with_llvm=no REGRESS_OUTDIR="$SIMHASH_TMP/regress" >&2 ||
+		{ rc=$?; head -100 "$SIMHASH_TMP/regress/regression.diffs" >&2; }
+	grep -B2 -A10 'runtime error' "$SIMHASH_TMP/server.log" >&2 && rc=1
+	stop_cluster
+fi
+record "pg_regress (UBSan build of the extension)" $rc
+make -s install >&2 && rm -rf "$ubsan_tree"
+
 echo "simhash: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

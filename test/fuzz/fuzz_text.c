@@ -2,7 +2,9 @@
  * test/fuzz/fuzz_text.c: libFuzzer target for the text pipeline (tokenizer,
  * shingler, vote) on arbitrary bytes.  Checks: no out-of-bounds access
  * (ASan), output within the documented buffer bound, tokens never empty and
- * free of spaces, shingle hashes equal to hashing the joined tokens.
+ * free of spaces, shingle hashes equal to hashing the joined tokens, and
+ * the streaming shingler (bounded buffer, chunks at token boundaries)
+ * giving the same hashes as the whole-text one.
  */
 #include "tfweight.h"
 #include "tokenizer.h"
@@ -104,6 +106,34 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (memcmp(buf, buf2, t.outlen) != 0)
 		abort();
 	(void) simhash_vote_result(&v);
+
+	/* streaming, with the smallest buffers: the same hashes */
+	{
+		uint64_t   *whole = malloc(sizeof(uint64_t) * (size + 1));
+		size_t		nwhole = 0,
+					nstream = 0;
+		SimhashShingler ws,
+					ss;
+		size_t		outsize = SIMHASH_STREAM_MIN_BUF + (size > 2 ? data[2] : 0);
+		char	   *sbuf = malloc(outsize);
+
+		simhash_shingler_init(&ws, (const char *) data, size, buf2, window, ring);
+		while ((k = simhash_shingler_next(&ws, whole + nwhole, NULL, 64)) > 0)
+			nwhole += k;
+		simhash_shingler_init_stream(&ss, (const char *) data, size, sbuf, outsize,
+									 window, ring, realloc);
+		while ((k = simhash_shingler_next(&ss, hashes, NULL, 1 + size % 64)) > 0)
+		{
+			if (ss.tok.outlen > ss.outsize || nstream + k > nwhole ||
+				memcmp(hashes, whole + nstream, k * sizeof(uint64_t)) != 0)
+				abort();
+			nstream += k;
+		}
+		if (nstream != nwhole)
+			abort();
+		free(ss.tok.out);
+		free(whole);
+	}
 	free(buf);
 	free(buf2);
 	free(ring);

@@ -49,6 +49,115 @@ expect(const char *in, const char *want)
 	free(got);
 }
 
+/* all shingle hashes of text, unbounded (stream = 0) or streaming */
+static size_t
+all_shingles(const char *text, size_t len, int window, size_t stream,
+			 uint64_t *out, size_t *maxbuf)
+{
+	SimhashShingler s;
+	size_t		ring[64];
+	size_t		n = 0,
+				k;
+	char	   *buf = malloc(stream ? stream : simhash_tokenizer_bufsize(len));
+
+	if (stream)
+		simhash_shingler_init_stream(&s, text, len, buf, stream, window, ring, realloc);
+	else
+		simhash_shingler_init(&s, text, len, buf, window, ring);
+	while ((k = simhash_shingler_next(&s, out + n, NULL, 7)) > 0)
+	{
+		n += k;
+		if (stream && s.tok.outlen > s.outsize)
+		{
+			n = (size_t) -1;	/* overran the buffer */
+			break;
+		}
+	}
+	if (maxbuf)
+		*maxbuf = stream ? s.outsize : 0;
+	free(s.tok.out);
+	return n;
+}
+
+/*
+ * Streaming gives the same hashes as the whole-text shingler, on random
+ * mixes of ASCII, CJK, combining marks, invalid bytes and long tokens, and
+ * its buffer follows the longest window, not the text.
+ */
+static void
+test_streaming(void)
+{
+	static const char *pieces[] = {
+		"ab ", "cd ", "Hello", ", ", "\xe4\xb8\xad", "\xe6\x96\x87", "e\xcc\x81",
+		"\xcc\x81", "\xff", "\xe2\x82", "  ", "\xef\xbc\xa1", "x", "9", "\n",
+		"\xc3\x89t\xc3\xa9", "\xf0\x9f\x98\x80", "\xe0\xb8\x81\xe0\xb8\xb1"
+	};
+	size_t		cap = 200000;
+	char	   *text = malloc(cap + 64);
+	uint64_t   *a = malloc(sizeof(uint64_t) * (cap + 64));
+	uint64_t   *b = malloc(sizeof(uint64_t) * (cap + 64));
+	int			bad = 0;
+
+	unit_seed(10);
+	for (int round = 0; round < 300; round++)
+	{
+		size_t		len = 0,
+					target = next() % (round < 200 ? 20000 : cap);
+		int			window = 1 + (int) (next() % 8);
+		int			npieces = 1 + (int) (next() % (sizeof(pieces) / sizeof(pieces[0])));
+		size_t		na,
+					nb;
+
+		if (round % 50 == 7)
+			window = 64;
+		while (len < target)
+		{
+			const char *p = pieces[next() % npieces];
+
+			/* now and then a long token */
+			if (next() % 500 == 0)
+			{
+				size_t		run = next() % 9000;
+
+				for (size_t i = 0; i < run && len < cap; i++)
+					text[len++] = 'q';
+				continue;
+			}
+			memcpy(text + len, p, strlen(p));
+			len += strlen(p);
+		}
+		na = all_shingles(text, len, window, 0, a, NULL);
+		nb = all_shingles(text, len, window, SIMHASH_STREAM_MIN_BUF + next() % 5000, b, NULL);
+		if (na != nb || na == (size_t) -1 || memcmp(a, b, na * sizeof(uint64_t)) != 0)
+		{
+			if (bad++ < 3)
+				printf("FAIL streaming differs: round %d, len %zu, window %d, %zu vs %zu hashes\n",
+					   round, len, window, na, nb);
+		}
+	}
+	CHECK(bad == 0, "streaming shingler differs from the whole-text shingler in %d of 300 texts", bad);
+
+	/* 8 MB of two words: the buffer stays at its first size */
+	{
+		size_t		big = 8u << 20,
+					maxbuf,
+					n;
+		char	   *t = malloc(big);
+		uint64_t   *h = malloc(sizeof(uint64_t) * (big + 8));
+
+		for (size_t i = 0; i < big; i++)
+			t[i] = "ab cd "[i % 6];
+		n = all_shingles(t, big, 3, 65536, h, &maxbuf);
+		CHECK(n == (big + 2) / 3 - 2 && maxbuf == 65536,
+			  "streaming 8 MB: %zu shingles, buffer %zu bytes", n, maxbuf);
+		free(t);
+		free(h);
+	}
+	free(text);
+	free(a);
+	free(b);
+}
+
 int
 main(void)
 {
@@ -196,5 +305,6 @@ main(void)
 		}
 	}
 
+	test_streaming();
 	return unit_report("test_tokenizer");
 }
