@@ -61,5 +61,8 @@ if ls test/t/*.pl >/dev/null 2>&1; then
 	[ $rc -eq 0 ] && rm -rf "$tapdir"
 fi
 
+# issue #11: release files (META.json against the PGXN spec and the tree)
+test/meta_check.pl >&2 && test/meta_check.pl --self-test >&2; record "release: META.json" $?
+
 echo "simhash: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
