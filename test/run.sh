@@ -63,6 +63,13 @@ fi
 
 # issue #11: release files (META.json against the PGXN spec and the tree)
 test/meta_check.pl >&2 && test/meta_check.pl --self-test >&2; record "release: META.json" $?
+# the Debian package, built, installed (system directories) and installchecked: needs
+# root; SIMHASH_SKIP_PACKAGE=1 skips it (reported as skipped)
+skipped=""
+if [ -n "${SIMHASH_SKIP_PACKAGE:-}" ]; then skipped="$skipped package"; say "skip  release: Debian package (SIMHASH_SKIP_PACKAGE)"
+elif [ "$(id -u)" -eq 0 ]; then test/package.sh; record "release: Debian package" $?
+else skipped="$skipped package"; say "skip  release: Debian package (needs root)"; fi
 
-echo "simhash: $passed passed, $failed failed"
+[ -n "$skipped" ] && say "skipped:$skipped"
+echo "simhash: $passed passed, $failed failed${skipped:+, $(wc -w <<<"$skipped") skipped}"
 [ "$failed" -eq 0 ]
