@@ -61,11 +61,16 @@ if ls test/t/*.pl >/dev/null 2>&1; then
 	[ $rc -eq 0 ] && rm -rf "$tapdir"
 fi
 
-# issue #11: release files (META.json against the PGXN spec and the tree)
+# issue #11: release files (META.json against the PGXN spec and the tree), client
+# adapters, the Debian package
 test/meta_check.pl >&2 && test/meta_check.pl --self-test >&2; record "release: META.json" $?
 # the Debian package, built, installed (system directories) and installchecked: needs
 # root; SIMHASH_SKIP_PACKAGE=1 skips it (reported as skipped)
 skipped=""
+for c in python node; do	# client adapters (clients/): 77 means the driver is unavailable
+	test/clients.sh $c; rc=$?
+	if [ $rc -eq 77 ]; then skipped="$skipped $c-client"; say "skip  clients: $c"; else record "clients: $c" $rc; fi
+done
 if [ -n "${SIMHASH_SKIP_PACKAGE:-}" ]; then skipped="$skipped package"; say "skip  release: Debian package (SIMHASH_SKIP_PACKAGE)"
 elif [ "$(id -u)" -eq 0 ]; then test/package.sh; record "release: Debian package" $?
 else skipped="$skipped package"; say "skip  release: Debian package (needs root)"; fi

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# test/clients.sh python|node: tests a client adapter (clients/python for
+# psycopg 3, clients/node for node-postgres) against a throwaway cluster with
+# the extension installed.  Installs what the client needs: Debian's
+# python3-psycopg (run with Debian's /usr/bin/python3); node-pg, Debian's
+# package first (with Debian's nodejs when node is missing), else npm's pg in a
+# temporary directory.  Exit 0 passed, 1 failed, 77 skipped (cannot get the
+# driver; the caller reports it by name).
+set -uo pipefail
+source "$(dirname "$0")/lib.sh"
+cd "$SIMHASH_ROOT"
+
+node_pg_ready() { command -v node >/dev/null && node -e "require('pg')" 2>/dev/null; }
+
+case "${1:-}" in
+python)
+	ensure_packages python3-psycopg || exit 77
+	run() { /usr/bin/python3 clients/python/test_simhash_psycopg.py; }
+	;;
+node)
+	command -v node >/dev/null || ensure_packages nodejs node-pg || exit 77
+	if ! node_pg_ready && [ "$(id -u)" -eq 0 ]; then
+		# fails where node is not Debian's (node-pg depends on Debian's nodejs)
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq node-pg >/dev/null 2>&1
+	fi
+	if ! node_pg_ready && command -v npm >/dev/null; then
+		npmdir=$(mktemp -d /tmp/simhash-npm.XXXXXX)
+		say "clients: node-pg from npm into $npmdir"
+		(cd "$npmdir" && npm install --no-audit --no-fund --loglevel=error 'pg@>=8.8.0 <9') >&2 &&
+			export NODE_PATH=$npmdir/node_modules
+	fi
+	node_pg_ready || { say "clients: no node-postgres (node-pg) available"; exit 77; }
+	run() { (cd clients/node && node --test test.js); }
+	;;
+*)
+	say "usage: test/clients.sh python|node"; exit 2 ;;
+esac
+
+start_cluster || exit 1
+run >&2
+rc=$?
+stop_cluster
+[ -n "${npmdir:-}" ] && rm -rf "$npmdir"
+exit $rc
