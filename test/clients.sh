@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# test/clients.sh python|node: tests a client adapter (clients/python for
-# psycopg 3, clients/node for node-postgres) against a throwaway cluster with
-# the extension installed.  Installs what the client needs: Debian's
+# test/clients.sh python|node|jdbc: tests a client adapter (clients/python for
+# psycopg 3, clients/node for node-postgres) or the JDBC recipes (clients/jdbc)
+# against a throwaway cluster with the extension installed.  Installs what the client needs: Debian's
 # python3-psycopg (run with Debian's /usr/bin/python3); node-pg, Debian's
 # package first (with Debian's nodejs when node is missing), else npm's pg in a
-# temporary directory.  Exit 0 passed, 1 failed, 77 skipped (cannot get the
+# temporary directory; libpostgresql-jdbc-java (and a JDK when javac is missing).  Exit 0 passed, 1 failed, 77 skipped (cannot get the
 # driver; the caller reports it by name).
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -32,11 +32,21 @@ node)
 	node_pg_ready || { say "clients: no node-postgres (node-pg) available"; exit 77; }
 	run() { (cd clients/node && node --test test.js); }
 	;;
+jdbc)
+	# the recipes for drivers without an adapter, run with Java's source launcher
+	ensure_packages libpostgresql-jdbc-java || exit 77
+	command -v javac >/dev/null || ensure_packages default-jdk-headless || exit 77
+	conf="listen_addresses = '127.0.0.1'"	# PgJDBC speaks TCP only
+	run() {
+		java -cp /usr/share/java/postgresql.jar clients/jdbc/SimhashRecipes.java \
+			"jdbc:postgresql://127.0.0.1:$PGPORT/postgres?user=postgres"
+	}
+	;;
 *)
-	say "usage: test/clients.sh python|node"; exit 2 ;;
+	say "usage: test/clients.sh python|node|jdbc"; exit 2 ;;
 esac
 
-start_cluster || exit 1
+start_cluster ${conf:+"$conf"} || exit 1
 run >&2
 rc=$?
 stop_cluster

@@ -67,7 +67,7 @@ test/meta_check.pl >&2 && test/meta_check.pl --self-test >&2; record "release: M
 # the Debian package, built, installed (system directories) and installchecked: needs
 # root; SIMHASH_SKIP_PACKAGE=1 skips it (reported as skipped)
 skipped=""
-for c in python node; do	# client adapters (clients/): 77 means the driver is unavailable
+for c in python node jdbc; do	# client adapters (clients/): 77 means the driver is unavailable
 	test/clients.sh $c; rc=$?
 	if [ $rc -eq 77 ]; then skipped="$skipped $c-client"; say "skip  clients: $c"; else record "clients: $c" $rc; fi
 done
