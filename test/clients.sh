@@ -1,21 +1,29 @@
 #!/usr/bin/env bash
-# test/clients.sh python|node|jdbc: tests a client adapter (clients/python for
-# psycopg 3, clients/node for node-postgres) or the JDBC recipes (clients/jdbc)
-# against a throwaway cluster with the extension installed.  Installs what the client needs: Debian's
+# test/clients.sh python|node|jdbc: tests a client adapter and runs its
+# example (clients/python for psycopg 3, clients/node for node-postgres), or
+# the JDBC recipes (clients/jdbc), against a throwaway cluster with the
+# extension installed.  Installs what the client needs: Debian's
 # python3-psycopg (run with Debian's /usr/bin/python3); node-pg, Debian's
 # package first (with Debian's nodejs when node is missing), else npm's pg in a
-# temporary directory; libpostgresql-jdbc-java (and a JDK when javac is missing).  Exit 0 passed, 1 failed, 77 skipped (cannot get the
-# driver; the caller reports it by name).
+# temporary directory; libpostgresql-jdbc-java (and a JDK when javac is
+# missing).  Exit 0 passed, 1 failed, 77 skipped (cannot get the driver; the
+# caller reports it by name).
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$SIMHASH_ROOT"
+
+# the examples expect the extension in the database they connect to
+with_extension() { "$PGBIN/psql" -X -q -c 'CREATE EXTENSION IF NOT EXISTS simhash' >/dev/null && "$@"; }
 
 node_pg_ready() { command -v node >/dev/null && node -e "require('pg')" 2>/dev/null; }
 
 case "${1:-}" in
 python)
 	ensure_packages python3-psycopg || exit 77
-	run() { /usr/bin/python3 clients/python/test_simhash_psycopg.py; }
+	run() {
+		/usr/bin/python3 clients/python/test_simhash_psycopg.py &&
+			with_extension /usr/bin/python3 clients/python/example.py
+	}
 	;;
 node)
 	command -v node >/dev/null || ensure_packages nodejs node-pg || exit 77
@@ -30,7 +38,7 @@ node)
 			export NODE_PATH=$npmdir/node_modules
 	fi
 	node_pg_ready || { say "clients: no node-postgres (node-pg) available"; exit 77; }
-	run() { (cd clients/node && node --test test.js); }
+	run() { (cd clients/node && node --test test.js && with_extension node example.js); }
 	;;
 jdbc)
 	# the recipes for drivers without an adapter, run with Java's source launcher
