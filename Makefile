@@ -49,6 +49,8 @@ OBJS = \
 
 # pg_regress tests: sql/<name>.sql against expected/<name>.out
 REGRESS = type distance compute tokenizer aggregate encoding bad_input find_all planner index recipes dedup dedup_keys minhash sentences usability index_hardening hardening
+# issue #11: beside pgvector, the distance histogram
+REGRESS += pgvector_compat distance_histogram
 REGRESS_OPTS = --inputdir=. --outputdir=$(or $(REGRESS_OUTDIR),.)
 
 # xxHash comes from Debian's libxxhash-dev, used header-only (inlined).

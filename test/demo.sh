@@ -3,9 +3,9 @@
 # is missing, builds and installs the extension, starts a throwaway cluster,
 # loads a real corpus (the PostgreSQL 15 HTML manual and the copyright files
 # of every installed Debian package), fingerprints it with simhash(),
-# prints the near-duplicate pairs it finds with their distances
-# (simhash_pairs), and groups them to keep one document per group
-# (simhash_groups).
+# prints how many pairs lie at each distance (simhash_distance_histogram), the
+# near-duplicate pairs it finds with their distances (simhash_pairs), and
+# groups them to keep one document per group (simhash_groups).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$SIMHASH_ROOT"
@@ -30,6 +30,9 @@ psql -X -v ON_ERROR_STOP=1 <<'SQL'
 UPDATE docs SET h = simhash(body);
 \timing off
 SELECT count(*) AS documents, pg_size_pretty(sum(octet_length(body))) AS text FROM docs;
+
+\echo 'Pairs of documents by distance, up to 8 bits (choose k below where the counts rise again: unrelated documents):'
+SELECT * FROM simhash_distance_histogram('docs', 'h', 8);
 
 \echo 'Near-duplicate pairs (at most 3 bits apart), by distance:'
 CREATE TEMP TABLE pairs AS SELECT * FROM simhash_pairs('docs', 'id', 'h', 3);

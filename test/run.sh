@@ -75,7 +75,7 @@ for t in test/unit/test_*; do
 	[ -x "$t" ] && { "$t" >&2; record "unit (ASan, UBSan): $(basename "$t")" $?; }
 done
 make -s -C test/unit clean
-for f in fuzz_text fuzz_input fuzz_minhash fuzz_sentences; do
+for f in fuzz_text fuzz_input fuzz_minhash fuzz_sentences fuzz_index_pages; do
 	test/fuzz/run.sh "${SIMHASH_FUZZ_SECONDS:-5}" "$f"; record "fuzz (ASan, UBSan): $f" $?
 done
 ubsan_tree=$(mktemp -d /tmp/simhash-ubsan.XXXXXX)
@@ -93,5 +93,22 @@ fi
 record "pg_regress (UBSan build of the extension)" $rc
 make -s install >&2 && rm -rf "$ubsan_tree"
 
-echo "simhash: $passed passed, $failed failed"
+
+# issue #11: release files (META.json against the PGXN spec and the tree), client
+# adapters, the Debian package
+test/meta_check.pl >&2 && test/meta_check.pl --self-test >&2; record "release: META.json" $?
+# the Debian package, built, installed (system directories) and installchecked: needs
+# root; SIMHASH_SKIP_PACKAGE=1 skips it (reported as skipped)
+skipped=""
+for c in python node jdbc; do	# client adapters (clients/): 77 means the driver is unavailable
+	test/clients.sh $c; rc=$?
+	if [ $rc -eq 77 ]; then skipped="$skipped $c-client"; say "skip  clients: $c"; else record "clients: $c" $rc; fi
+done
+if [ -n "${SIMHASH_SKIP_PACKAGE:-}" ]; then skipped="$skipped package"; say "skip  release: Debian package (SIMHASH_SKIP_PACKAGE)"
+elif [ "$(id -u)" -eq 0 ]; then test/package.sh; record "release: Debian package" $?
+else skipped="$skipped package"; say "skip  release: Debian package (needs root)"; fi
+
+# the summary names what was skipped: "simhash: N passed, N failed, N skipped (name ...)"
+[ -n "$skipped" ] && say "skipped:$skipped"
+echo "simhash: $passed passed, $failed failed${skipped:+, $(wc -w <<<"$skipped") skipped (${skipped# })}"
 [ "$failed" -eq 0 ]
