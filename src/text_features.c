@@ -1,9 +1,10 @@
 /*
  * text_features.c
  *		SQL-callable feature extraction: simhash_tokens(text),
- *		simhash_shingle(text[], window) and simhash_features(text, window),
- *		the distinct shingles with their weights that simhash(text, window)
- *		votes with.
+ *		simhash_shingle(text[], window) and simhash_features(text, window)
+ *		(simhash_features_v2(text, width)), the distinct shingles with their
+ *		weights that simhash(text, window) (simhash_v2(text, width)) votes
+ *		with.
  */
 #include "simhash.h"
 
@@ -20,6 +21,7 @@
 PG_FUNCTION_INFO_V1(simhash_tokens);
 PG_FUNCTION_INFO_V1(simhash_shingle);
 PG_FUNCTION_INFO_V1(simhash_features);
+PG_FUNCTION_INFO_V1(simhash_features_v2);
 
 Datum
 simhash_tokens(PG_FUNCTION_ARGS)
@@ -116,6 +118,7 @@ typedef struct ShingleSpan
 	uint64		hash;
 	size_t		start;
 	size_t		len;
+	bool		cjk;			/* all its tokens are "CJK" (v2's weight) */
 } ShingleSpan;
 
 static int
@@ -139,12 +142,13 @@ first_cmp(const void *a, const void *b)
 }
 
 /*
- * simhash_features(text, window) RETURNS TABLE (feature text, count
+ * simhash_features[_v2](text, window) RETURNS TABLE (feature text, count
  * integer, weight integer): the distinct shingles (by feature hash) in order
- * of first occurrence, how often each occurs, and its vote weight.
+ * of first occurrence, how often each occurs, and its vote weight in
+ * simhash (v2 = false) or simhash_v2.
  */
-Datum
-simhash_features(PG_FUNCTION_ARGS)
+static Datum
+features_srf(FunctionCallInfo fcinfo, bool v2)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	text	   *t = PG_GETARG_TEXT_PP(0);
@@ -160,6 +164,7 @@ simhash_features(PG_FUNCTION_ARGS)
 				ngroups = 0;
 	uint64		batch[1024];
 	size_t		where[2 * 1024];
+	bool		cjk[1024];
 	size_t		n;
 
 	simhash_check_window(window);
@@ -168,7 +173,7 @@ simhash_features(PG_FUNCTION_ARGS)
 	ring = palloc(sizeof(size_t) * window);
 	simhash_shingler_init(&shingler, data, len, buf, window, ring);
 	spans = MemoryContextAllocHuge(CurrentMemoryContext, cap * sizeof(ShingleSpan));
-	while ((n = simhash_shingler_next(&shingler, batch, where, 1024)) > 0)
+	while ((n = simhash_shingler_next_cjk(&shingler, batch, where, cjk, 1024)) > 0)
 	{
 		if (nspans + n > cap)
 		{
@@ -180,6 +185,7 @@ simhash_features(PG_FUNCTION_ARGS)
 			spans[nspans].hash = batch[i];
 			spans[nspans].start = where[2 * i];
 			spans[nspans].len = where[2 * i + 1];
+			spans[nspans].cjk = cjk[i];
 			nspans++;
 		}
 		CHECK_FOR_INTERRUPTS();
@@ -207,11 +213,24 @@ simhash_features(PG_FUNCTION_ARGS)
 
 		values[0] = PointerGetDatum(simhash_utf8_text(buf + spans[i].start, spans[i].len));
 		values[1] = Int32GetDatum((int32) spans[i].hash);
-		values[2] = Int32GetDatum((int32) simhash_tf_weight(spans[i].hash));
+		values[2] = Int32GetDatum((int32) (v2 ? simhash_tf_weight_v2(spans[i].hash, spans[i].cjk)
+										   : simhash_tf_weight(spans[i].hash)));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	pfree(spans);
 	pfree(buf);
 	pfree(ring);
 	return (Datum) 0;
+}
+
+Datum
+simhash_features(PG_FUNCTION_ARGS)
+{
+	return features_srf(fcinfo, false);
+}
+
+Datum
+simhash_features_v2(PG_FUNCTION_ARGS)
+{
+	return features_srf(fcinfo, true);
 }
