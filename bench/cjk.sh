@@ -11,7 +11,7 @@
 # With --speed instead: throughput of simhash(body) and simhash_v2(body) over
 # bench/corpus.py's 100 MB table (bench/throughput.sh), and their ratio.
 # Output on stdout and in bench/data/cjk.txt.
-#   bash bench/cjk.sh [--candidates] [--configs before,after,cap8,...]
+#   bash bench/cjk.sh [--candidates] [--minhash] [--configs before,after,cap8,...]
 #   bash bench/cjk.sh --speed
 set -euo pipefail
 source "$(dirname "$0")/../test/lib.sh"
