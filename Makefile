@@ -48,7 +48,7 @@ OBJS = \
 	src/sentences.o src/sentences_sql.o
 
 # pg_regress tests: sql/<name>.sql against expected/<name>.out
-REGRESS = type distance compute tokenizer aggregate encoding bad_input find_all planner index recipes dedup dedup_keys minhash sentences usability index_hardening hardening
+REGRESS = type distance compute tokenizer aggregate encoding bad_input find_all planner index recipes dedup dedup_keys minhash sentences usability index_hardening hardening cjk
 # issue #11: beside pgvector, the distance histogram
 REGRESS += pgvector_compat distance_histogram
 REGRESS_OPTS = --inputdir=. --outputdir=$(or $(REGRESS_OUTDIR),.)

@@ -2,7 +2,8 @@
  * compute.c
  *		SQL-callable fingerprint functions: simhash_compute() over text[],
  *		text[] with real[] weights and bigint[] (pre-hashed features),
- *		simhash_hash(), simhash(text, window) and simhash(tsvector).  The
+ *		simhash_hash(), simhash(text, window), simhash_v2(text, width) and
+ *		simhash(tsvector).  The
  *		algorithms themselves are in vote.c, tokenizer.c and tfweight.c.
  */
 #include "simhash.h"
@@ -24,6 +25,7 @@ PG_FUNCTION_INFO_V1(simhash_compute_text_weighted);
 PG_FUNCTION_INFO_V1(simhash_compute_hashes);
 PG_FUNCTION_INFO_V1(simhash_hash);
 PG_FUNCTION_INFO_V1(simhash_text);
+PG_FUNCTION_INFO_V1(simhash_text_v2);
 PG_FUNCTION_INFO_V1(simhash_tsvector);
 
 #define BATCH 1024
@@ -341,12 +343,15 @@ typedef struct TextState
 #define TEXT_STREAM_BUF ((size_t) 1 << 20)
 
 /*
- * simhash(text, window): tokens -> shingles -> each distinct shingle votes
- * once with weight bitlen(n^2) for n occurrences (tfweight.h).  Equals
- * simhash_compute(features, weights) over simhash_features(text, window).
+ * simhash(text, window) and simhash_v2(text, width): tokens -> shingles ->
+ * each distinct shingle votes once with its weight for n occurrences
+ * (tfweight.h: bitlen(n^2), and in v2 min(n, 8) for shingles of "CJK"
+ * tokens).  Equals simhash_compute(features, weights) over
+ * simhash_features[_v2](text, window).  *found is false when the text has
+ * no features (the fingerprint is then 0).
  */
-Datum
-simhash_text(PG_FUNCTION_ARGS)
+static uint64
+text_fingerprint(FunctionCallInfo fcinfo, bool v2, bool *found)
 {
 	text	   *t = PG_GETARG_TEXT_PP(0);
 	int32		window = PG_GETARG_INT32(1);
@@ -356,6 +361,7 @@ simhash_text(PG_FUNCTION_ARGS)
 	size_t		ring[SIMHASH_MAX_WINDOW];
 	SimhashShingler shingler;
 	uint64		batch[BATCH];
+	bool		cjk[BATCH];
 	uint64		result;
 	size_t		n;
 	MemoryContext oldcxt;
@@ -385,15 +391,28 @@ simhash_text(PG_FUNCTION_ARGS)
 
 	simhash_shingler_init_stream(&shingler, data, len, st->buf, st->bufsize,
 								 window, ring, simhash_repalloc_huge);
-	while ((n = simhash_shingler_next(&shingler, batch, NULL, BATCH)) > 0)
+	if (v2)
 	{
-		simhash_counts_add(&st->counts, batch, n);
-		CHECK_FOR_INTERRUPTS();
+		while ((n = simhash_shingler_next_cjk(&shingler, batch, NULL, cjk, BATCH)) > 0)
+		{
+			simhash_counts_add_cjk(&st->counts, batch, cjk, n);
+			CHECK_FOR_INTERRUPTS();
+		}
+		result = simhash_counts_fingerprint_v2(&st->counts);
 	}
+	else
+	{
+		while ((n = simhash_shingler_next(&shingler, batch, NULL, BATCH)) > 0)
+		{
+			simhash_counts_add(&st->counts, batch, n);
+			CHECK_FOR_INTERRUPTS();
+		}
+		result = simhash_counts_fingerprint(&st->counts);
+	}
+	*found = simhash_counts_distinct(&st->counts) > 0;
 	/* the buffer grows (repalloc) when one window of tokens is very long */
 	st->buf = shingler.tok.out;
 	st->bufsize = shingler.outsize;
-	result = simhash_counts_fingerprint(&st->counts);
 
 	/* keep the table for the next row, unless a huge text grew it */
 	if (st->counts.mask + 1 > TEXT_STATE_MAX_SLOTS)
@@ -410,6 +429,27 @@ simhash_text(PG_FUNCTION_ARGS)
 		st->bufsize = 0;
 	}
 	MemoryContextSwitchTo(oldcxt);
+	return result;
+}
+
+/* simhash(text, window): frozen in 1.0; no features gives 0 */
+Datum
+simhash_text(PG_FUNCTION_ARGS)
+{
+	bool		found;
+
+	PG_RETURN_SIMHASH64(text_fingerprint(fcinfo, false, &found));
+}
+
+/* simhash_v2(text, width): CJK weighting; no features gives NULL */
+Datum
+simhash_text_v2(PG_FUNCTION_ARGS)
+{
+	bool		found;
+	uint64		result = text_fingerprint(fcinfo, true, &found);
+
+	if (!found)
+		PG_RETURN_NULL();
 	PG_RETURN_SIMHASH64(result);
 }
 

@@ -1,9 +1,10 @@
 /*
  * text_features.c
  *		SQL-callable feature extraction: simhash_tokens(text),
- *		simhash_shingle(text[], window) and simhash_features(text, window),
- *		the distinct shingles with their weights that simhash(text, window)
- *		votes with.
+ *		simhash_shingle(text[], window) and simhash_features(text, window)
+ *		(simhash_features_v2(text, width)), the distinct shingles with their
+ *		weights that simhash(text, window) (simhash_v2(text, width)) votes
+ *		with.
  */
 #include "simhash.h"
 
@@ -20,6 +21,7 @@
 PG_FUNCTION_INFO_V1(simhash_tokens);
 PG_FUNCTION_INFO_V1(simhash_shingle);
 PG_FUNCTION_INFO_V1(simhash_features);
+PG_FUNCTION_INFO_V1(simhash_features_v2);
 
 /*
  * simhash_tokens(text): the tokens, as text[].  Two passes over the text:
@@ -145,6 +147,7 @@ typedef struct FeatureEntry
 	uint64		count;
 	size_t		start;			/* first occurrence in the normalised text */
 	size_t		len;
+	bool		cjk;			/* all its tokens are "CJK" (v2's weight) */
 } FeatureEntry;
 
 typedef struct FeatureTable
@@ -167,7 +170,7 @@ feature_table_init(FeatureTable *t, size_t cap)
 
 /* one occurrence of hash at start, len */
 static void
-feature_table_add(FeatureTable *t, uint64 hash, size_t start, size_t len)
+feature_table_add(FeatureTable *t, uint64 hash, size_t start, size_t len, bool cjk)
 {
 	size_t		slot = (size_t) (hash >> 7) & t->mask;
 	FeatureEntry *e;
@@ -201,7 +204,7 @@ feature_table_add(FeatureTable *t, uint64 hash, size_t start, size_t len)
 		pfree(t->entries);
 		pfree(t->index);
 		*t = bigger;
-		feature_table_add(t, hash, start, len);
+		feature_table_add(t, hash, start, len, cjk);
 		return;
 	}
 	e = &t->entries[t->nentries++];
@@ -209,16 +212,18 @@ feature_table_add(FeatureTable *t, uint64 hash, size_t start, size_t len)
 	e->count = 1;
 	e->start = start;
 	e->len = len;
+	e->cjk = cjk;
 	t->index[slot] = t->nentries;
 }
 
 /*
- * simhash_features(text, window) RETURNS TABLE (feature text, count
+ * simhash_features[_v2](text, window) RETURNS TABLE (feature text, count
  * integer, weight integer): the distinct shingles (by feature hash) in order
- * of first occurrence, how often each occurs, and its vote weight.
+ * of first occurrence, how often each occurs, and its vote weight in
+ * simhash (v2 = false) or simhash_v2.
  */
-Datum
-simhash_features(PG_FUNCTION_ARGS)
+static Datum
+features_srf(FunctionCallInfo fcinfo, bool v2)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	text	   *t = PG_GETARG_TEXT_PP(0);
@@ -231,6 +236,7 @@ simhash_features(PG_FUNCTION_ARGS)
 	FeatureTable table;
 	uint64		batch[1024];
 	size_t		where[2 * 1024];
+	bool		cjk[1024];
 	size_t		n;
 
 	simhash_check_window(window);
@@ -239,10 +245,10 @@ simhash_features(PG_FUNCTION_ARGS)
 	ring = palloc(sizeof(size_t) * window);
 	simhash_shingler_init(&shingler, data, len, buf, window, ring);
 	feature_table_init(&table, 1024);
-	while ((n = simhash_shingler_next(&shingler, batch, where, 1024)) > 0)
+	while ((n = simhash_shingler_next_cjk(&shingler, batch, where, cjk, 1024)) > 0)
 	{
 		for (size_t i = 0; i < n; i++)
-			feature_table_add(&table, batch[i], where[2 * i], where[2 * i + 1]);
+			feature_table_add(&table, batch[i], where[2 * i], where[2 * i + 1], cjk[i]);
 		CHECK_FOR_INTERRUPTS();
 	}
 
@@ -254,7 +260,8 @@ simhash_features(PG_FUNCTION_ARGS)
 
 		values[0] = PointerGetDatum(simhash_utf8_text(buf + e->start, e->len));
 		values[1] = Int32GetDatum((int32) e->count);
-		values[2] = Int32GetDatum((int32) simhash_tf_weight(e->count));
+		values[2] = Int32GetDatum((int32) (v2 ? simhash_tf_weight_v2(e->count, e->cjk)
+										   : simhash_tf_weight(e->count)));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		if ((i & 1023) == 1023)
 			CHECK_FOR_INTERRUPTS();
@@ -264,4 +271,16 @@ simhash_features(PG_FUNCTION_ARGS)
 	pfree(buf);
 	pfree(ring);
 	return (Datum) 0;
+}
+
+Datum
+simhash_features(PG_FUNCTION_ARGS)
+{
+	return features_srf(fcinfo, false);
+}
+
+Datum
+simhash_features_v2(PG_FUNCTION_ARGS)
+{
+	return features_srf(fcinfo, true);
 }

@@ -79,17 +79,20 @@ grow(SimhashFeatureCounts *c)
 	c->release(old);
 }
 
-void
-simhash_counts_add(SimhashFeatureCounts *c, const uint64_t *hashes, size_t n)
+/* Count the hashes; with cjk, mark those with cjk[k] set. */
+static inline __attribute__((always_inline)) void
+counts_add(SimhashFeatureCounts *c, const uint64_t *hashes, const bool *cjk,
+		   size_t n)
 {
 	for (size_t k = 0; k < n; k++)
 	{
 		uint64_t	h = hashes[k];
+		uint64_t	flag = (cjk && cjk[k]) ? SIMHASH_COUNT_CJK : 0;
 		SimhashFeatureSlot *slot;
 
 		if (h == 0)
 		{
-			c->zero_count++;
+			c->zero_count = (c->zero_count + 1) | flag;
 			continue;
 		}
 		slot = &c->slots[home(c, h)];
@@ -101,7 +104,7 @@ simhash_counts_add(SimhashFeatureCounts *c, const uint64_t *hashes, size_t n)
 				c->occupied[c->used] = (uint32_t) (slot - c->slots);
 				if (++c->used * 2 > c->mask + 1)
 				{
-					slot->count = 1;
+					slot->count = 1 | flag;
 					grow(c);
 					goto next;
 				}
@@ -109,9 +112,22 @@ simhash_counts_add(SimhashFeatureCounts *c, const uint64_t *hashes, size_t n)
 			}
 			slot = (slot == &c->slots[c->mask]) ? c->slots : slot + 1;
 		}
-		slot->count++;
+		slot->count = (slot->count + 1) | flag;
 next:	;
 	}
+}
+
+void
+simhash_counts_add(SimhashFeatureCounts *c, const uint64_t *hashes, size_t n)
+{
+	counts_add(c, hashes, NULL, n);
+}
+
+void
+simhash_counts_add_cjk(SimhashFeatureCounts *c, const uint64_t *hashes,
+					   const bool *cjk, size_t n)
+{
+	counts_add(c, hashes, cjk, n);
 }
 
 /*
@@ -123,8 +139,8 @@ next:	;
 #define PLANES 7
 #define PLANE_BATCH 128
 
-uint64_t
-simhash_counts_fingerprint(const SimhashFeatureCounts *c)
+static inline __attribute__((always_inline)) uint64_t
+counts_fingerprint(const SimhashFeatureCounts *c, bool v2)
 {
 	SimhashVote planes[PLANES];
 	uint64_t	batch[PLANES][PLANE_BATCH];
@@ -155,7 +171,9 @@ simhash_counts_fingerprint(const SimhashFeatureCounts *c)
 			if (count == 0)
 				continue;
 		}
-		w = simhash_tf_weight(count);
+		w = v2 ? simhash_tf_weight_v2(count & ~SIMHASH_COUNT_CJK,
+									  (count & SIMHASH_COUNT_CJK) != 0)
+			: simhash_tf_weight(count);
 		total += w;
 		for (int j = 0; w != 0; j++, w >>= 1)
 		{
@@ -181,4 +199,16 @@ simhash_counts_fingerprint(const SimhashFeatureCounts *c)
 	for (int i = 0; i < 64; i++)
 		result |= (uint64_t) (2 * sums[i] > total) << i;
 	return result;
+}
+
+uint64_t
+simhash_counts_fingerprint(const SimhashFeatureCounts *c)
+{
+	return counts_fingerprint(c, false);
+}
+
+uint64_t
+simhash_counts_fingerprint_v2(const SimhashFeatureCounts *c)
+{
+	return counts_fingerprint(c, true);
 }

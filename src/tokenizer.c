@@ -173,6 +173,7 @@ simhash_tokenizer_init(SimhashTokenizer *t, const char *in, size_t inlen,
 	t->pos = 0;
 	t->out = out;
 	t->outlen = 0;
+	t->single = false;
 }
 
 /* Read the character at the cursor: its class and folded code point. */
@@ -237,7 +238,8 @@ tokenizer_next(SimhashTokenizer *t, size_t *start, size_t *len)
 		out[outlen++] = ' ';
 	begin = outlen;
 
-	if (in[pos] >= 0x80 && cls == UC_SINGLE)
+	t->single = (in[pos] >= 0x80 && cls == UC_SINGLE);
+	if (t->single)
 	{
 		/* a letter of a script without spaces, with its marks */
 		if (n == 3 && c < 0x10000 && !(bmp_class[c] & HAS_FOLD) && in[pos] != 0xEF)
@@ -362,6 +364,7 @@ simhash_shingler_init(SimhashShingler *s, const char *in, size_t inlen,
 	s->next = 0;
 	s->ntokens = 0;
 	s->last_end = 0;
+	s->words = 0;
 	s->done = false;
 	s->end = inlen;
 	s->outsize = 0;
@@ -471,15 +474,21 @@ shingler_token(SimhashShingler *s, size_t *start, size_t *len)
 	return true;
 }
 
-size_t
-simhash_shingler_next(SimhashShingler *s, uint64_t *hashes, size_t *spans,
-					  size_t max)
+/*
+ * The shingler's loop; cjk (when not NULL) receives, per shingle, whether all
+ * its tokens were "single" (the tokenizer's flag), tracked as a bit per token
+ * of the last 64 in s->words.
+ */
+static inline __attribute__((always_inline)) size_t
+shingler_next(SimhashShingler *s, uint64_t *hashes, size_t *spans, bool *cjk,
+			  size_t max)
 {
 	size_t		produced = 0;
 	size_t		start,
 				len;
 	size_t		hashed = 0;
 	uint64_t	w = (uint64_t) s->window;
+	uint64_t	wmask = (w >= 64) ? ~UINT64_C(0) : (UINT64_C(1) << w) - 1;
 
 	while (produced < max && !s->done && hashed < SIMHASH_SHINGLER_CALL_BYTES)
 	{
@@ -494,6 +503,8 @@ simhash_shingler_next(SimhashShingler *s, uint64_t *hashes, size_t *spans,
 					spans[2 * produced] = s->ring[0];
 					spans[2 * produced + 1] = s->last_end - s->ring[0];
 				}
+				if (cjk)
+					cjk[produced] = s->ntokens <= 64 && (s->words & wmask) == 0;
 				hashes[produced++] = feature_hash(s->tok.out + s->ring[0],
 												  s->last_end - s->ring[0]);
 			}
@@ -505,6 +516,8 @@ simhash_shingler_next(SimhashShingler *s, uint64_t *hashes, size_t *spans,
 			s->next = 0;
 		s->ntokens++;
 		s->last_end = start + len;
+		if (cjk)
+			s->words = (s->words << 1) | !s->tok.single;
 		if (s->ntokens >= w)
 		{
 			size_t		first = s->ring[s->next];
@@ -514,10 +527,26 @@ simhash_shingler_next(SimhashShingler *s, uint64_t *hashes, size_t *spans,
 				spans[2 * produced] = first;
 				spans[2 * produced + 1] = s->last_end - first;
 			}
+			if (cjk)
+				cjk[produced] = w <= 64 && (s->words & wmask) == 0;
 			hashes[produced++] = feature_hash(s->tok.out + first,
 											  s->last_end - first);
 			hashed += s->last_end - first;
 		}
 	}
 	return produced;
+}
+
+size_t
+simhash_shingler_next(SimhashShingler *s, uint64_t *hashes, size_t *spans,
+					  size_t max)
+{
+	return shingler_next(s, hashes, spans, NULL, max);
+}
+
+size_t
+simhash_shingler_next_cjk(SimhashShingler *s, uint64_t *hashes, size_t *spans,
+						  bool *cjk, size_t max)
+{
+	return shingler_next(s, hashes, spans, cjk, max);
 }

@@ -32,6 +32,8 @@ typedef struct SimhashTokenizer
 	size_t		pos;			/* next input byte */
 	char	   *out;			/* normalised text, simhash_tokenizer_bufsize() */
 	size_t		outlen;			/* bytes written to out */
+	bool		single;			/* the last token is a letter of a script
+								 * written without spaces (a "CJK" token) */
 } SimhashTokenizer;
 
 /* Output buffer size needed for an input of inlen bytes. */
@@ -66,6 +68,7 @@ typedef struct SimhashShingler
 	int			next;			/* where the next token start goes */
 	uint64_t	ntokens;
 	size_t		last_end;		/* end offset of the latest token */
+	uint64_t	words;			/* bit k: token k (mod 64) was not "CJK" */
 	bool		done;
 	/* streaming (simhash_shingler_init_stream); outsize 0 otherwise */
 	size_t		end;			/* input length; tok.inlen ends the chunk */
@@ -106,6 +109,13 @@ extern void simhash_shingler_init_stream(SimhashShingler *s, const char *in,
 #define SIMHASH_SHINGLER_CALL_BYTES ((size_t) 1 << 24)
 extern size_t simhash_shingler_next(SimhashShingler *s, uint64_t *hashes,
 									size_t *spans, size_t max);
+/*
+ * The same, and cjk[k] = true when every token of shingle k is a letter of a
+ * script written without spaces (Han, Kana, Hangul, Thai, ...), as
+ * simhash_v2's weighting needs.  Windows above 64 tokens are never "CJK".
+ */
+extern size_t simhash_shingler_next_cjk(SimhashShingler *s, uint64_t *hashes,
+										size_t *spans, bool *cjk, size_t max);
 
 /*
  * Decode one UTF-8 character at p (n > 0 bytes available).  Returns its length,

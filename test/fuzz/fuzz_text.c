@@ -100,6 +100,50 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (simhash_counts_fingerprint(&counts) != reference(all, nall))
 		abort();
 	simhash_counts_free(&counts);
+
+	/*
+	 * simhash_v2's shingler: the same hashes, in the same order; a shingle
+	 * flagged CJK has no ASCII letter or digit; without flags v2 votes as v1
+	 */
+	{
+		SimhashShingler s2;
+		SimhashFeatureCounts c1,
+					c2;
+		uint64_t	h2[64];
+		bool		cjk[64],
+					none[64] = {false};
+		size_t		spans[128],
+					k2,
+					pos = 0;
+
+		simhash_shingler_init(&s2, (const char *) data, size, buf2, window, ring);
+		simhash_counts_init(&c1, 0, zalloc, free);
+		simhash_counts_init(&c2, 0, zalloc, free);
+		while ((k2 = simhash_shingler_next_cjk(&s2, h2, spans, cjk, 64)) > 0)
+		{
+			for (size_t i = 0; i < k2; i++)
+			{
+				const char *sh = buf2 + spans[2 * i];
+
+				if (pos + i >= nall ||
+					(!(size > 1 && data[1] & 1) && all[pos + i] != h2[i]))
+					abort();
+				for (size_t b = 0; cjk[i] && b < spans[2 * i + 1]; b++)
+					if ((sh[b] >= 'a' && sh[b] <= 'z') || (sh[b] >= '0' && sh[b] <= '9'))
+						abort();
+			}
+			pos += k2;
+			simhash_counts_add_cjk(&c1, h2, none, k2);
+			simhash_counts_add(&c2, h2, k2);
+		}
+		if (pos != nall)
+			abort();
+		if (simhash_counts_fingerprint_v2(&c1) != simhash_counts_fingerprint(&c2) ||
+			(simhash_counts_distinct(&c1) == 0) != (nall == 0))
+			abort();
+		simhash_counts_free(&c1);
+		simhash_counts_free(&c2);
+	}
 	free(all);
 	if (ntok == 0 ? nsh != 0 : nsh != (ntok < (size_t) window ? 1 : ntok - window + 1))
 		abort();

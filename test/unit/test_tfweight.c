@@ -24,9 +24,12 @@ cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* reference: sort, count runs, vote with bitlen(n^2) */
+/*
+ * reference: sort, count runs, vote with bitlen(n^2); with cjk_below, the
+ * hashes below it are "CJK" features and vote with min(n, 8) (simhash_v2)
+ */
 static uint64_t
-reference(const uint64_t *h, size_t n)
+reference_v(const uint64_t *h, size_t n, uint64_t cjk_below)
 {
 	uint64_t   *s = malloc((n + 1) * sizeof(uint64_t));
 	long long	v[64] = {0};
@@ -44,6 +47,8 @@ reference(const uint64_t *h, size_t n)
 			j++;
 		for (uint64_t sq = (uint64_t) (j - i) * (j - i); sq; sq >>= 1)
 			w++;
+		if (s[i] < cjk_below)
+			w = (j - i) < 8 ? (long long) (j - i) : 8;
 		for (int b = 0; b < 64; b++)
 			v[b] += ((s[i] >> b) & 1) ? w : -w;
 		i = j;
@@ -53,6 +58,12 @@ reference(const uint64_t *h, size_t n)
 			r |= UINT64_C(1) << b;
 	free(s);
 	return r;
+}
+
+static uint64_t
+reference(const uint64_t *h, size_t n)
+{
+	return reference_v(h, n, 0);
 }
 
 int
@@ -86,6 +97,45 @@ main(void)
 			done += k;
 		}
 		CHECK(simhash_counts_fingerprint(&c) == reference(h, n), "round %d n=%zu", round, n);
+		simhash_counts_free(&c);
+	}
+
+	/* simhash_v2: features flagged CJK vote with min(n, 8), the others as before */
+	for (uint64_t n = 1; n <= 12; n++)
+		CHECK(simhash_tf_weight_v2(n, true) == (n < 8 ? n : 8) &&
+			  simhash_tf_weight_v2(n, false) == simhash_tf_weight(n), "weight_v2(%llu)",
+			  (unsigned long long) n);
+	CHECK(simhash_tf_weight_v2(1000000, true) == 8, "weight_v2 of a large count");
+	for (int round = 0; round < 200; round++)
+	{
+		size_t		n = (round < 30) ? (size_t) round : next() % 20000;
+		uint64_t	distinct = 1 + next() % (round % 3 == 0 ? 7 : 5000);
+		uint64_t	cjk_below = (round % 4 == 0) ? UINT64_MAX : (round % 4 == 1) ? 0 : next();
+		static bool cjk[100000];
+		SimhashFeatureCounts c;
+
+		for (size_t i = 0; i < n; i++)
+		{
+			h[i] = (round % 5 == 0) ? next() % distinct : next() % distinct * UINT64_C(0x9E3779B97F4A7C15);
+			cjk[i] = h[i] < cjk_below;
+		}
+		simhash_counts_init(&c, n / 8, zalloc, free);
+		for (size_t done = 0; done < n;)
+		{
+			size_t		k = 1 + next() % 100;
+
+			if (k > n - done)
+				k = n - done;
+			simhash_counts_add_cjk(&c, h + done, cjk + done, k);
+			done += k;
+		}
+		CHECK(simhash_counts_fingerprint_v2(&c) == reference_v(h, n, cjk_below),
+			  "v2 round %d n=%zu", round, n);
+		CHECK((n > 0) == (simhash_counts_distinct(&c) > 0), "distinct, round %d", round);
+		/* without CJK features v2 equals v1 */
+		if (cjk_below == 0)
+			CHECK(simhash_counts_fingerprint_v2(&c) == simhash_counts_fingerprint(&c),
+				  "v2 = v1 without CJK, round %d", round);
 		simhash_counts_free(&c);
 	}
 

@@ -306,5 +306,62 @@ main(void)
 	}
 
 	test_streaming();
+
+	/* simhash_v2's flags: a shingle is "CJK" when all its tokens are single letters */
+	{
+		const char *text = "中文，文本 ab 한국 x";
+		/* tokens: 中 文 文 本 ab 한 국 x */
+		const bool	want1[] = {1, 1, 1, 1, 0, 1, 1, 0};
+		const bool	want2[] = {1, 1, 1, 0, 0, 1, 0};
+		char		buf[128];
+		size_t		ring[80];
+		uint64_t	h[16],
+					h2[16];
+		bool		cjk[16];
+		SimhashShingler s;
+		size_t		n,
+					n2;
+		char		big[3 * 70 + 1];
+
+		simhash_shingler_init(&s, text, strlen(text), buf, 1, ring);
+		n = simhash_shingler_next_cjk(&s, h, NULL, cjk, 16);
+		CHECK(n == 8, "cjk flags width 1: %zu shingles", n);
+		for (size_t i = 0; i < n && i < 8; i++)
+			CHECK(cjk[i] == want1[i], "cjk flag width 1, shingle %zu", i);
+		simhash_shingler_init(&s, text, strlen(text), buf, 2, ring);
+		n = simhash_shingler_next_cjk(&s, h, NULL, cjk, 16);
+		CHECK(n == 7, "cjk flags width 2: %zu shingles", n);
+		for (size_t i = 0; i < n && i < 7; i++)
+			CHECK(cjk[i] == want2[i], "cjk flag width 2, shingle %zu", i);
+		/* the same hashes as the plain shingler */
+		simhash_shingler_init(&s, text, strlen(text), buf, 2, ring);
+		n2 = simhash_shingler_next(&s, h2, NULL, 16);
+		CHECK(n2 == n && memcmp(h, h2, n * sizeof(uint64_t)) == 0, "cjk shingler hashes differ");
+		/* fewer tokens than the window */
+		simhash_shingler_init(&s, "中文", strlen("中文"), buf, 5, ring);
+		n = simhash_shingler_next_cjk(&s, h, NULL, cjk, 16);
+		CHECK(n == 1 && cjk[0], "short CJK text: one CJK shingle");
+		simhash_shingler_init(&s, "中 a", strlen("中 a"), buf, 5, ring);
+		n = simhash_shingler_next_cjk(&s, h, NULL, cjk, 16);
+		CHECK(n == 1 && !cjk[0], "short mixed text: not CJK");
+		/* windows above 64 tokens are never CJK; up to 64 they can be */
+		for (int i = 0; i < 70; i++)
+			memcpy(big + 3 * i, "中", 3);
+		big[210] = 0;
+		{
+			char		bigbuf[600];
+
+			simhash_shingler_init(&s, big, 210, bigbuf, 64, ring);
+			n = simhash_shingler_next_cjk(&s, h, NULL, cjk, 16);
+			CHECK(n == 7 && cjk[0] && cjk[6], "window 64 of CJK: %zu", n);
+			simhash_shingler_init(&s, big, 210, bigbuf, 65, ring);
+			n = simhash_shingler_next_cjk(&s, h, NULL, cjk, 16);
+			CHECK(n == 6 && !cjk[0], "window 65 is never CJK: %zu", n);
+			simhash_shingler_init(&s, big, 210, bigbuf, 80, ring);
+			n = simhash_shingler_next_cjk(&s, h, NULL, cjk, 16);
+			CHECK(n == 1 && !cjk[0], "70 tokens, window 80: not CJK");
+		}
+	}
+
 	return unit_report("test_tokenizer");
 }
