@@ -42,6 +42,7 @@ OBJS = \
 	src/dedup_pairs.o \
 	src/dedup_groups.o \
 	src/dedup_keys.o \
+	src/join.o \
 	src/sentences.o src/sentences_sql.o
 
 # pg_regress tests: sql/<name>.sql against expected/<name>.out
