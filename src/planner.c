@@ -890,7 +890,12 @@ simhash_radius_condition(Node *clause, Node **a, Node **b, Node **k)
 	{
 		OpExpr	   *op = (OpExpr *) clause;
 
+		/* one operand is the ball: a function call (or a constant) */
 		if (op->opresulttype != BOOLOID || list_length(op->args) != 2 ||
+			!(IsA(strip_relabel(linitial(op->args)), FuncExpr) ||
+			  IsA(strip_relabel(lsecond(op->args)), FuncExpr) ||
+			  IsA(strip_relabel(linitial(op->args)), Const) ||
+			  IsA(strip_relabel(lsecond(op->args)), Const)) ||
 			!simhash_lookup_oids(get_func_namespace(get_opcode(op->opno)), &oids) ||
 			(op->opno != oids.within_op && op->opno != get_commutator(oids.within_op)))
 			return false;
