@@ -50,8 +50,11 @@
  * do: each table group's rows are split by bits of the group's block into
  * temporary files, each part searched alone), a quarter for the kept rows
  * (past it a side's rows move to a temporary file, read back by position
- * for each candidate) and a quarter for the result tuplestore (which
- * spills by itself).
+ * for each candidate), an eighth for the result tuplestore (which spills
+ * by itself) and, when rows are in files, an eighth for candidates waiting
+ * to be checked: they are sorted by row number first, so that the files
+ * are read forward (in a self-join both inputs number a row alike, and most
+ * candidates are a row and itself, so both files are).
  *
  * The radius k is evaluated when the node starts: a constant, a parameter
  * of a generic plan or of an outer query level.  NULL or negative: nothing
@@ -106,6 +109,9 @@
 /* the side of a row, in the top bit of its search key */
 #define KEY_INNER (UINT64CONST(1) << 63)
 
+/* kept rows are packed into chunks of this size */
+#define ROW_ARENA_CHUNK (1024 * 1024)
+
 /* candidates between interrupt checks in the all-pairs case */
 #define CROSS_BATCH 4096
 
@@ -151,6 +157,8 @@ typedef struct JoinSide
 	uint64		cap;
 	MemoryContext tupcxt;		/* the rows in memory */
 	MinimalTuple *tuples;		/* ... by row number, or */
+	char	   *arena;			/* where the next row in memory goes */
+	Size		arena_left;
 	BufFile    *file;			/* ... in a temporary file, at */
 	RowPos	   *pos;
 	char	   *buf;			/* a row read back */
@@ -160,6 +168,13 @@ typedef struct JoinSide
 	bits8	   *hashed;			/* rows with a fingerprint (all-pairs case) */
 	Size		hashed_size;
 } JoinSide;
+
+/* a candidate pair: outer row o, inner row i */
+typedef struct JoinCandidate
+{
+	uint64		o;
+	uint64		i;
+} JoinCandidate;
 
 typedef struct RadiusJoinState
 {
@@ -174,6 +189,9 @@ typedef struct RadiusJoinState
 	Tuplestorestate *results;
 	TupleTableSlot *result_slot;
 	bits8	   *matched;		/* semi/anti: outer rows with a match */
+	JoinCandidate *cand;		/* candidates waiting, when rows are in files */
+	size_t		ncand;
+	size_t		maxcand;
 	uint64		next_outer;		/* semi/anti: the next outer row to return */
 	/* what the last run did, for EXPLAIN ANALYZE */
 	int64		radius_value;
@@ -542,6 +560,8 @@ side_spill(RadiusJoinState *js, JoinSide *side)
 	pfree(side->tuples);
 	side->tuples = NULL;
 	MemoryContextReset(side->tupcxt);
+	side->arena = NULL;
+	side->arena_left = 0;
 	side->mem = 0;
 	MemoryContextSwitchTo(old);
 }
@@ -574,11 +594,25 @@ side_keep(RadiusJoinState *js, JoinSide *side, TupleTableSlot *slot)
 	}
 	else
 	{
-		MemoryContext old = MemoryContextSwitchTo(side->tupcxt);
+		bool		shouldfree;
+		MinimalTuple tup = ExecFetchSlotMinimalTuple(slot, &shouldfree);
+		Size		len = MAXALIGN(tup->t_len);
 
-		side->tuples[side->nrows] = ExecCopySlotMinimalTuple(slot);
-		side->mem += side->tuples[side->nrows]->t_len;
-		MemoryContextSwitchTo(old);
+		/* packed into large chunks: no per-row chunk header or rounding */
+		if (len > side->arena_left)
+		{
+			Size		size = Max(ROW_ARENA_CHUNK, len);
+
+			side->arena = MemoryContextAllocHuge(side->tupcxt, size);
+			side->arena_left = size;
+			side->mem += size;
+		}
+		memcpy(side->arena, tup, tup->t_len);
+		side->tuples[side->nrows] = (MinimalTuple) side->arena;
+		side->arena += len;
+		side->arena_left -= len;
+		if (shouldfree)
+			pfree(tup);
 	}
 	side->nrows++;
 }
@@ -659,6 +693,53 @@ check_pair(RadiusJoinState *js, uint64 o, uint64 i)
 		tuplestore_puttupleslot(js->results, project(js));
 }
 
+static int
+candidate_cmp(const void *a, const void *b)
+{
+	const JoinCandidate *x = a,
+			   *y = b;
+
+	if (x->o != y->o)
+		return x->o < y->o ? -1 : 1;
+	if (x->i != y->i)
+		return x->i < y->i ? -1 : 1;
+	return 0;
+}
+
+static int
+candidate_cmp_inner(const void *a, const void *b)
+{
+	const JoinCandidate *x = a,
+			   *y = b;
+
+	if (x->i != y->i)
+		return x->i < y->i ? -1 : 1;
+	if (x->o != y->o)
+		return x->o < y->o ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Check the candidates waiting, in the order of the rows in the temporary
+ * file (the outer's if it is in one, else the inner's), so that the file is
+ * read forward rather than at random.  In a self-join the two inputs number
+ * a row alike, so the many pairs of a row with itself are then in order
+ * for both files.
+ */
+static void
+check_candidates(RadiusJoinState *js)
+{
+	pg_qsort(js->cand, js->ncand, sizeof(JoinCandidate),
+			 js->side[0].file ? candidate_cmp : candidate_cmp_inner);
+	for (size_t c = 0; c < js->ncand; c++)
+	{
+		if (c % CROSS_BATCH == 0)
+			CHECK_FOR_INTERRUPTS();
+		check_pair(js, js->cand[c].o, js->cand[c].i);
+	}
+	js->ncand = 0;
+}
+
 /* a row's tuple in memory, or NULL if its side is in a file */
 static inline MinimalTuple
 side_tuple(const JoinSide *side, uint64 row)
@@ -704,13 +785,22 @@ join_pairs(void *arg, const SimhashRowPair *pairs, size_t n)
 	{
 		uint64		a = pairs[p].a,
 					b = pairs[p].b;
+		uint64		o,
+					i;
 
 		if (((a ^ b) & KEY_INNER) == 0)
 			continue;			/* two rows of the same side */
-		if (a & KEY_INNER)
-			check_pair(js, b, a & ~KEY_INNER);
+		o = (a & KEY_INNER) ? b : a;
+		i = ((a & KEY_INNER) ? a : b) & ~KEY_INNER;
+		if (js->cand == NULL)
+			check_pair(js, o, i);
 		else
-			check_pair(js, a, b & ~KEY_INNER);
+		{
+			js->cand[js->ncand].o = o;
+			js->cand[js->ncand].i = i;
+			if (++js->ncand == js->maxcand)
+				check_candidates(js);
+		}
 	}
 }
 
@@ -850,12 +940,21 @@ join_run(RadiusJoinState *js)
 		memset(js->matched, 0, js->side[0].nrows / 8 + 1);
 	else
 		js->results = tuplestore_begin_heap(false, false,
-											Max(64, (int) (budget / 4 / 1024)));
+											Max(64, (int) (budget / 8 / 1024)));
+	/* rows in files: candidates are sorted by row before they are checked */
+	if (js->side[0].file || js->side[1].file)
+	{
+		js->maxcand = Max(budget / 8 / sizeof(JoinCandidate), 1024);
+		js->cand = MemoryContextAllocHuge(js->cxt, js->maxcand * sizeof(JoinCandidate));
+		js->ncand = 0;
+	}
 	MemoryContextSwitchTo(old);
 
 	if (search)
 	{
 		dedup_search_run(search, budget / 2, join_pairs, js);
+		if (js->cand)
+			check_candidates(js);
 		js->spilled_bytes = dedup_search_spilled_bytes(search);
 		dedup_search_free(search);
 	}
@@ -923,6 +1022,8 @@ join_reset(RadiusJoinState *js)
 		side->hashed = NULL;
 		side->hashed_size = 0;
 		side->nrows = side->cap = 0;
+		side->arena = NULL;
+		side->arena_left = 0;
 		side->mem = 0;
 		side->spilled_bytes = 0;
 		ExecClearTuple(side->slot);
@@ -931,6 +1032,8 @@ join_reset(RadiusJoinState *js)
 		tuplestore_end(js->results);
 	js->results = NULL;
 	js->matched = NULL;
+	js->cand = NULL;
+	js->ncand = 0;
 	ExecClearTuple(js->result_slot);
 	MemoryContextReset(js->cxt);
 	js->done = false;
