@@ -4,7 +4,7 @@
 #   bench/join.sh            N = 1,000,000 rows (about 5 minutes)
 #   bench/join.sh 10000000   N = 10,000,000 rows (the index nested loop is
 #                            then skipped: it takes minutes)
-# Data (fixed, as bench/dedup.sh): ids 1 .. 0.95 N have h = simhash_hash(id::text);
+# Data (fixed, bench/planted_docs.sql as bench/dedup.sh): ids 1 .. 0.95 N have h = simhash_hash(id::text);
 # ids above are copies of a pseudo-randomly chosen earlier row with 0 .. 3
 # bits flipped.  Timed (psql \timing, median of 3 runs, 1 for the index
 # nested loop and at 10M rows), each in a fresh connection:
@@ -24,38 +24,9 @@ set -euo pipefail
 source "$(dirname "$0")/../test/lib.sh"
 cd "$SIMHASH_ROOT"
 
-N=${1:-1000000}
-if ! [[ $N =~ ^[0-9]+$ ]] || [ "$N" -lt 10000 ]; then
-	say "usage: bench/join.sh [rows, at least 10000; default 1000000]"
-	exit 2
-fi
-RUNS=$((N > 2000000 ? 1 : 3))
-REPORT=bench/data/join_report_$N.txt
-T0=$(date +%s)
-step() { say "[join.sh $(($(date +%s) - T0))s] $*"; }
-
-ensure_packages
-build_install
-start_cluster "shared_buffers = '1GB'" "jit = off" "autovacuum = off" \
-	"max_wal_size = '32GB'" "checkpoint_timeout = '1h'"
-sql() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
-
-step "loading $N rows"
-ORIG=$((N * 95 / 100))
+source bench/planted.sh
+planted_setup join "$@"
 sql <<EOF
-CREATE EXTENSION simhash;
-CREATE UNLOGGED TABLE docs (id bigint, h simhash64);
-INSERT INTO docs SELECT i, simhash_hash(i::text)::simhash64 FROM generate_series(1, $ORIG) i;
-CREATE UNLOGGED TABLE planted AS
-SELECT p AS id, 1 + (abs(simhash_hash('s' || p)) % $ORIG) AS src,
-       simhash_hash('b' || p)::bigint AS bits, (p % 4)::int AS nflip
-FROM generate_series($ORIG + 1, $N) p;
-INSERT INTO docs
-SELECT p.id, (d.h::bigint
-	# CASE WHEN p.nflip >= 1 THEN 1::bigint << (p.bits & 63)::int ELSE 0 END
-	# CASE WHEN p.nflip >= 2 THEN 1::bigint << ((p.bits >> 6) & 63)::int ELSE 0 END
-	# CASE WHEN p.nflip >= 3 THEN 1::bigint << ((p.bits >> 12) & 63)::int ELSE 0 END)::simhash64
-FROM planted p JOIN docs d ON d.id = p.src;
 -- new rows: every other one a near-copy (2 bits) of a corpus row, the others random
 CREATE UNLOGGED TABLE news AS
 SELECT g AS id, CASE WHEN g % 2 = 0
@@ -63,8 +34,6 @@ SELECT g AS id, CASE WHEN g % 2 = 0
 	ELSE simhash_hash('new' || g)::simhash64 END AS h
 FROM generate_series(1, 100000) g JOIN docs d ON d.id = 1 + (g * 7919) % $ORIG;
 CREATE UNLOGGED TABLE news_1k AS SELECT * FROM news WHERE id <= 1000;
-VACUUM ANALYZE docs;
-VACUUM ANALYZE planted;
 VACUUM ANALYZE news;
 VACUUM ANALYZE news_1k;
 EOF

@@ -169,11 +169,14 @@ typedef struct JoinSide
 	Size		hashed_size;
 } JoinSide;
 
-/* a candidate pair: outer row o, inner row i */
+/*
+ * A candidate pair waiting to be checked: the row numbers, that of the side
+ * in a temporary file first (the outer's if both are).
+ */
 typedef struct JoinCandidate
 {
-	uint64		o;
-	uint64		i;
+	uint64		major;
+	uint64		minor;
 } JoinCandidate;
 
 typedef struct RadiusJoinState
@@ -699,23 +702,10 @@ candidate_cmp(const void *a, const void *b)
 	const JoinCandidate *x = a,
 			   *y = b;
 
-	if (x->o != y->o)
-		return x->o < y->o ? -1 : 1;
-	if (x->i != y->i)
-		return x->i < y->i ? -1 : 1;
-	return 0;
-}
-
-static int
-candidate_cmp_inner(const void *a, const void *b)
-{
-	const JoinCandidate *x = a,
-			   *y = b;
-
-	if (x->i != y->i)
-		return x->i < y->i ? -1 : 1;
-	if (x->o != y->o)
-		return x->o < y->o ? -1 : 1;
+	if (x->major != y->major)
+		return x->major < y->major ? -1 : 1;
+	if (x->minor != y->minor)
+		return x->minor < y->minor ? -1 : 1;
 	return 0;
 }
 
@@ -729,13 +719,19 @@ candidate_cmp_inner(const void *a, const void *b)
 static void
 check_candidates(RadiusJoinState *js)
 {
-	pg_qsort(js->cand, js->ncand, sizeof(JoinCandidate),
-			 js->side[0].file ? candidate_cmp : candidate_cmp_inner);
+	bool		outer_major = js->side[0].file != NULL;
+
+	pg_qsort(js->cand, js->ncand, sizeof(JoinCandidate), candidate_cmp);
 	for (size_t c = 0; c < js->ncand; c++)
 	{
+		const JoinCandidate *cd = &js->cand[c];
+
 		if (c % CROSS_BATCH == 0)
 			CHECK_FOR_INTERRUPTS();
-		check_pair(js, js->cand[c].o, js->cand[c].i);
+		if (outer_major)
+			check_pair(js, cd->major, cd->minor);
+		else
+			check_pair(js, cd->minor, cd->major);
 	}
 	js->ncand = 0;
 }
@@ -796,8 +792,10 @@ join_pairs(void *arg, const SimhashRowPair *pairs, size_t n)
 			check_pair(js, o, i);
 		else
 		{
-			js->cand[js->ncand].o = o;
-			js->cand[js->ncand].i = i;
+			bool		outer_major = outer->file != NULL;
+
+			js->cand[js->ncand].major = outer_major ? o : i;
+			js->cand[js->ncand].minor = outer_major ? i : o;
 			if (++js->ncand == js->maxcand)
 				check_candidates(js);
 		}
