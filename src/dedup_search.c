@@ -189,7 +189,10 @@ dedup_search_add(DedupSearch *s, uint64 hash, uint64 key)
 			spill_row(s, hash, key);
 			return;
 		}
-		s->cap = Min(Max(s->cap * 2, 1024), s->maxcap);
+		/* the estimate first (within the budget), then doubling */
+		s->cap = s->cap == 0 && s->est_rows > 0 ?
+			Min(Max((size_t) (s->est_rows * 1.1), 1024), s->maxcap) :
+			Min(Max(s->cap * 2, 1024), s->maxcap);
 		if (s->hash == NULL)
 		{
 			s->hash = MemoryContextAllocHuge(s->cxt, s->cap * sizeof(uint64));

@@ -78,6 +78,7 @@
 
 #include <math.h>
 
+#include "access/htup_details.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
@@ -575,7 +576,10 @@ side_keep(RadiusJoinState *js, JoinSide *side, TupleTableSlot *slot)
 {
 	if (side->nrows == side->cap)
 	{
-		side->cap = Max(side->cap * 2, 1024);
+		/* the planner's estimate first (within the rows' budget), then doubling */
+		side->cap = side->cap == 0 ?
+			Max(Min(side->ps->plan->plan_rows * 1.1, js->budget / 4 / 64), 1024) :
+			side->cap * 2;
 		if (side->file)
 			side->pos = repalloc_huge(side->pos, side->cap * sizeof(RowPos));
 		else if (side->tuples)
@@ -598,8 +602,11 @@ side_keep(RadiusJoinState *js, JoinSide *side, TupleTableSlot *slot)
 	else
 	{
 		bool		shouldfree;
-		MinimalTuple tup = ExecFetchSlotMinimalTuple(slot, &shouldfree);
-		Size		len = MAXALIGN(tup->t_len);
+		/* a scan's buffer tuple is not copied: its minimal form goes to the arena */
+		HeapTuple	ht = ExecFetchSlotHeapTuple(slot, false, &shouldfree);
+		uint32		tlen = ht->t_len - MINIMAL_TUPLE_OFFSET;
+		Size		len = MAXALIGN(tlen);
+		MinimalTuple tup;
 
 		/* packed into large chunks: no per-row chunk header or rounding */
 		if (len > side->arena_left)
@@ -610,12 +617,15 @@ side_keep(RadiusJoinState *js, JoinSide *side, TupleTableSlot *slot)
 			side->arena_left = size;
 			side->mem += size;
 		}
-		memcpy(side->arena, tup, tup->t_len);
-		side->tuples[side->nrows] = (MinimalTuple) side->arena;
+		/* as minimal_tuple_from_heap_tuple() */
+		tup = (MinimalTuple) side->arena;
+		memcpy(tup, (char *) ht->t_data + MINIMAL_TUPLE_OFFSET, tlen);
+		tup->t_len = tlen;
+		side->tuples[side->nrows] = tup;
 		side->arena += len;
 		side->arena_left -= len;
 		if (shouldfree)
-			pfree(tup);
+			heap_freetuple(ht);
 	}
 	side->nrows++;
 }
@@ -922,7 +932,10 @@ join_run(RadiusJoinState *js)
 		progress.fname = "simhash join";
 		/* progress messages only when asked for every step */
 		progress.last = DT_NOEND;
-		search = dedup_search_create(&js->blocks, budget / 2, -1, &progress);
+		search = dedup_search_create(&js->blocks, budget / 2,
+									 js->side[0].ps->plan->plan_rows +
+									 js->side[1].ps->plan->plan_rows,
+									 &progress);
 		js->searched = true;
 	}
 
