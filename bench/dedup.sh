@@ -18,42 +18,8 @@ set -euo pipefail
 source "$(dirname "$0")/../test/lib.sh"
 cd "$SIMHASH_ROOT"
 
-N=${1:-1000000}
-if ! [[ $N =~ ^[0-9]+$ ]] || [ "$N" -lt 10000 ]; then
-	say "usage: bench/dedup.sh [rows, at least 10000; default 1000000]"
-	exit 2
-fi
-RUNS=$((N > 2000000 ? 1 : 3))
-REPORT=bench/data/dedup_report_$N.txt
-T0=$(date +%s)
-step() { say "[dedup.sh $(($(date +%s) - T0))s] $*"; }
-
-ensure_packages
-build_install
-start_cluster "shared_buffers = '1GB'" "jit = off" "autovacuum = off" \
-	"max_wal_size = '32GB'" "checkpoint_timeout = '1h'"
-sql() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
-
-step "loading $N rows"
-ORIG=$((N * 95 / 100))
-sql <<EOF
-CREATE EXTENSION simhash;
-CREATE UNLOGGED TABLE docs (id bigint, h simhash64);
-INSERT INTO docs SELECT i, simhash_hash(i::text)::simhash64 FROM generate_series(1, $ORIG) i;
--- planted: row p copies row src(p) with (p % 4) bits flipped
-CREATE UNLOGGED TABLE planted AS
-SELECT p AS id, 1 + (abs(simhash_hash('s' || p)) % $ORIG) AS src,
-       simhash_hash('b' || p)::bigint AS bits, (p % 4)::int AS nflip
-FROM generate_series($ORIG + 1, $N) p;
-INSERT INTO docs
-SELECT p.id, (d.h::bigint
-	# CASE WHEN p.nflip >= 1 THEN 1::bigint << (p.bits & 63)::int ELSE 0 END
-	# CASE WHEN p.nflip >= 2 THEN 1::bigint << ((p.bits >> 6) & 63)::int ELSE 0 END
-	# CASE WHEN p.nflip >= 3 THEN 1::bigint << ((p.bits >> 12) & 63)::int ELSE 0 END)::simhash64
-FROM planted p JOIN docs d ON d.id = p.src;
-VACUUM ANALYZE docs;
-VACUUM ANALYZE planted;
-EOF
+source bench/planted.sh
+planted_setup dedup "$@"
 
 # run SQL in a fresh connection: prints "ms peak_anon_kB temp_MB result"
 job() {

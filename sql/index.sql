@@ -198,6 +198,7 @@ EXPLAIN (COSTS OFF) SELECT count(*) FROM docs a JOIN docs b ON a.h <~> b.h <= 3 
 SELECT count(*) FROM docs a JOIN docs b ON a.h <~> b.h <= 3 AND a.id < b.id;
 RESET enable_seqscan;
 CREATE TEMP TABLE probe AS SELECT q FROM queries;
+ANALYZE probe;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM probe p JOIN docs d ON d.h <~> p.q <= 2;
 SELECT count(*) FROM probe p JOIN docs d ON d.h <~> p.q <= 2;
 RESET enable_hashjoin; RESET enable_mergejoin;

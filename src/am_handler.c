@@ -39,6 +39,7 @@ _PG_init(void)
 
 	/* the dedup jobs' settings */
 	dedup_define_gucs();
+	simhash_join_init();
 }
 
 bytea *

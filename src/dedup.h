@@ -189,6 +189,8 @@ extern void dedup_search_add(DedupSearch *s, uint64 hash, uint64 key);
  */
 extern void dedup_search_run(DedupSearch *s, Size budget, DedupPairFn fn, void *arg);
 extern uint64 dedup_search_rows(const DedupSearch *s);
+/* bytes written to temporary files so far */
+extern uint64 dedup_search_spilled_bytes(const DedupSearch *s);
 extern void dedup_search_free(DedupSearch *s);
 
 #endif							/* SIMHASH_DEDUP_H */

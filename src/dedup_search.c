@@ -62,6 +62,7 @@ struct DedupSearch
 	uint64		npairs;
 	int			parts_done;
 	int			parts_total;
+	uint64		spilled_bytes;	/* written to temporary files */
 };
 
 DedupSearch *
@@ -84,6 +85,12 @@ dedup_search_rows(const DedupSearch *s)
 	return s->nrows;
 }
 
+uint64
+dedup_search_spilled_bytes(const DedupSearch *s)
+{
+	return s->spilled_bytes;
+}
+
 /* first bit of block c, counted from the least significant */
 static inline int
 block_shift(const SimhashBlocks *b, int c)
@@ -104,10 +111,11 @@ split_bits(double rows, Size budget, int available)
 }
 
 static void
-write_record(BufFile *file, uint64 hash, uint64 key)
+write_record(DedupSearch *s, BufFile *file, uint64 hash, uint64 key)
 {
 	DedupRecord rec;
 
+	s->spilled_bytes += sizeof(rec);
 	rec.hash = hash;
 	rec.key = key;
 	BufFileWrite(file, &rec, sizeof(rec));
@@ -124,7 +132,7 @@ spill_row(DedupSearch *s, uint64 hash, uint64 key)
 		int			p = (int) ((hash >> block_shift(b, c)) & mask);
 		int			f = (c << s->bits) + p;
 
-		write_record(s->files[f], hash, key);
+		write_record(s, s->files[f], hash, key);
 		s->file_rows[f]++;
 	}
 }
@@ -181,7 +189,10 @@ dedup_search_add(DedupSearch *s, uint64 hash, uint64 key)
 			spill_row(s, hash, key);
 			return;
 		}
-		s->cap = Min(Max(s->cap * 2, 1024), s->maxcap);
+		/* the estimate first (within the budget), then doubling */
+		s->cap = s->cap == 0 && s->est_rows > 0 ?
+			Min(Max((size_t) (s->est_rows * 1.1), 1024), s->maxcap) :
+			Min(Max(s->cap * 2, 1024), s->maxcap);
 		if (s->hash == NULL)
 		{
 			s->hash = MemoryContextAllocHuge(s->cxt, s->cap * sizeof(uint64));
@@ -329,6 +340,7 @@ search_part(DedupSearch *s, BufFile *file, uint64 nrows, int c, int used,
 
 				BufFileWrite(sub[p], &buf[i], sizeof(DedupRecord));
 				sub_rows[p]++;
+				s->spilled_bytes += sizeof(DedupRecord);
 			}
 			done += m;
 		}

@@ -73,6 +73,7 @@
  * clause has the right shape.
  */
 #include "ball.h"
+#include "planner.h"
 
 #include <math.h>
 
@@ -102,18 +103,6 @@ PG_FUNCTION_INFO_V1(simhash_ball_joinsel);
 
 /* pg_operator: bigint - bigint (int8mi); catalog OIDs below 10000 are fixed */
 #define INT8_MINUS_OPERATOR		685
-
-/* the extension's objects, looked up in its schema */
-typedef struct SimhashOids
-{
-	Oid			hash_type;		/* simhash64 */
-	Oid			dist_type;		/* simhash_distance */
-	Oid			ball_type;		/* simhash_ball */
-	Oid			distance_op;	/* <~> (simhash64, simhash64) */
-	Oid			within_op;		/* <@ (simhash64, simhash_ball) */
-	Oid			within_func;	/* simhash_within(simhash64, simhash64, bigint) */
-	Oid			ball_func;		/* simhash_ball(simhash64, bigint) */
-} SimhashOids;
 
 /* the comparisons simhash_distance_support knows, as `distance CMP k` */
 typedef enum DistanceCmp
@@ -155,21 +144,16 @@ lookup_operator(const char *name, Oid nsp, Oid left, Oid right)
 }
 
 /*
- * Fill *oids from the schema of the function being called.  False when that
- * is unknown or an object is missing (the caller then declines to help).
+ * Fill *oids from the schema nsp.  False when an object is missing (the
+ * caller then declines to help).
  */
-static bool
-lookup_oids(FunctionCallInfo fcinfo, SimhashOids *oids)
+bool
+simhash_lookup_oids(Oid nsp, SimhashOids *oids)
 {
-	Oid			nsp;
 	Oid			argtypes[3];
 
-	if (fcinfo->flinfo == NULL || !OidIsValid(fcinfo->flinfo->fn_oid))
-		return false;
-	nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
 	if (!OidIsValid(nsp))
 		return false;
-
 	oids->hash_type = lookup_type("simhash64", nsp);
 	oids->dist_type = lookup_type("simhash_distance", nsp);
 	oids->ball_type = lookup_type("simhash_ball", nsp);
@@ -189,6 +173,15 @@ lookup_oids(FunctionCallInfo fcinfo, SimhashOids *oids)
 	oids->ball_func = lookup_function("simhash_ball", nsp, 2, argtypes);
 	return OidIsValid(oids->distance_op) && OidIsValid(oids->within_op) &&
 		OidIsValid(oids->within_func) && OidIsValid(oids->ball_func);
+}
+
+/* *oids from the schema of the function being called */
+static bool
+lookup_oids(FunctionCallInfo fcinfo, SimhashOids *oids)
+{
+	if (fcinfo->flinfo == NULL || !OidIsValid(fcinfo->flinfo->fn_oid))
+		return false;
+	return simhash_lookup_oids(get_func_namespace(fcinfo->flinfo->fn_oid), oids);
 }
 
 static Node *
@@ -859,4 +852,54 @@ simhash_within_support(PG_FUNCTION_ARGS)
 	}
 
 	PG_RETURN_POINTER(ret);
+}
+
+/*--------------------------------------------------------------------------
+ * Radius conditions, for the join path (join.c)
+ *--------------------------------------------------------------------------
+ */
+
+/*
+ * Is clause a radius condition of this extension: simhash_within(a, b, k)
+ * (what `a <~> b <= k` and the other spellings become at simplification),
+ * `a <@ simhash_ball(b, k)` or `simhash_ball(b, k) @> a`?  If so, set *a, *b
+ * (the two fingerprints) and *k (the bigint radius expression).
+ */
+bool
+simhash_radius_condition(Node *clause, Node **a, Node **b, Node **k)
+{
+	SimhashOids oids;
+
+	if (clause == NULL)
+		return false;
+	if (IsA(clause, FuncExpr))
+	{
+		FuncExpr   *f = (FuncExpr *) clause;
+
+		/* cheap shape test before any catalog lookup */
+		if (f->funcresulttype != BOOLOID || list_length(f->args) != 3 ||
+			!simhash_lookup_oids(get_func_namespace(f->funcid), &oids) ||
+			f->funcid != oids.within_func)
+			return false;
+		*a = linitial(f->args);
+		*b = lsecond(f->args);
+		*k = lthird(f->args);
+		return true;
+	}
+	if (IsA(clause, OpExpr))
+	{
+		OpExpr	   *op = (OpExpr *) clause;
+
+		/* one operand is the ball: a function call (or a constant) */
+		if (op->opresulttype != BOOLOID || list_length(op->args) != 2 ||
+			!(IsA(strip_relabel(linitial(op->args)), FuncExpr) ||
+			  IsA(strip_relabel(lsecond(op->args)), FuncExpr) ||
+			  IsA(strip_relabel(linitial(op->args)), Const) ||
+			  IsA(strip_relabel(lsecond(op->args)), Const)) ||
+			!simhash_lookup_oids(get_func_namespace(get_opcode(op->opno)), &oids) ||
+			(op->opno != oids.within_op && op->opno != get_commutator(oids.within_op)))
+			return false;
+		return ball_operator_args(op->args, &oids, a, b, k);
+	}
+	return false;
 }

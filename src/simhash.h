@@ -96,4 +96,7 @@ extern ArrayType *simhash_textarray_finish(SimhashTextArray *a);
 /* find_all.c: reject an invalid blocks / max_distance pair (22023) */
 extern void simhash_check_blocks(int32 blocks, int32 max_distance);
 
+/* join.c: the radius join's settings, hook and node methods (_PG_init) */
+extern void simhash_join_init(void);
+
 #endif							/* SIMHASH_H */
