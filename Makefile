@@ -42,10 +42,11 @@ OBJS = \
 	src/dedup_pairs.o \
 	src/dedup_groups.o \
 	src/dedup_keys.o \
+	src/dedup_citus.o \
 	src/sentences.o src/sentences_sql.o
 
 # pg_regress tests: sql/<name>.sql against expected/<name>.out
-REGRESS = type distance compute tokenizer aggregate encoding bad_input find_all planner index recipes dedup dedup_keys minhash sentences
+REGRESS = type distance compute tokenizer aggregate encoding bad_input find_all planner index recipes dedup dedup_keys minhash sentences citus_parts
 REGRESS_OPTS = --inputdir=. --outputdir=$(or $(REGRESS_OUTDIR),.)
 
 # xxHash comes from Debian's libxxhash-dev, used header-only (inlined).

@@ -3,7 +3,8 @@
 #   installs missing packages (as root), builds warning-free, installs the
 #   extension, runs the pure-C unit tests, then pg_regress (make installcheck)
 #   and the TAP tests against throwaway PostgreSQL 15 clusters run by a
-#   non-root user.  Ends with one line: "simhash: N passed, N failed".
+#   non-root user, and the Citus suite (test/citus) when Citus is installed.
+#   Ends with one line: "simhash: N passed, N failed[, N skipped (names)]".
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$SIMHASH_ROOT"
@@ -61,5 +62,10 @@ if ls test/t/*.pl >/dev/null 2>&1; then
 	[ $rc -eq 0 ] && rm -rf "$tapdir"
 fi
 
-echo "simhash: $passed passed, $failed failed"
+# 4. the Citus suite: needs citus.so (test/citus/install.sh); else skipped by name
+skipped=()
+if [ -f "$(pg_config --pkglibdir)/citus.so" ]; then test/citus/run.sh >&2; record citus $?
+else skipped+=(citus); say "skip  citus (citus.so not installed: test/citus/install.sh SRC_DIR)"; fi
+
+echo "simhash: $passed passed, $failed failed${skipped:+, ${#skipped[@]} skipped (${skipped[*]})}"
 [ "$failed" -eq 0 ]
