@@ -60,7 +60,7 @@ sql -c "SELECT citus_set_coordinator_host('$DIR', $BASE)" -c "SELECT citus_add_n
 timed() {
 	local t0 t1 res
 	t0=$(date +%s.%N)
-	res=$(sql -At -c "SET client_min_messages = warning" -c "$1" | tail -1)
+	res=$(printf 'SET client_min_messages = warning;\n%s;\n' "$1" | sql -At | tail -1)
 	t1=$(date +%s.%N)
 	printf '%s %s\n' "$(echo "$t1 - $t0" | bc)" "$res"
 }
@@ -101,10 +101,11 @@ ratio() { echo "scale=2; $1 / $2" | bc; }
 cat <<EOR
 bench/citus.sh: $N rows, $SHARDS shards, coordinator + 2 workers on one machine ($(nproc) cores)
                                    single node   Citus      Citus / single
-load + index (s)                   $(printf '%-13.2f %-10.2f %s' "$t_local" "$t_dist" "$(ratio "$t_dist" "$t_local")")
+load + index (s) [1]                $(printf '%-13.2f %-10.2f %s' "$t_local" "$t_dist" "$(ratio "$t_dist" "$t_local")")
 radius-3 lookup (ms, mean of 200)  $(printf '%-13.2f %-10.2f %s' "$(echo "$l_local * 5" | bc)" "$(echo "$l_dist * 5" | bc)" "$(ratio "$l_dist" "$l_local")")
 simhash_pairs (s), pulled          $(printf '%-13.2f %-10.2f %s' "$p_local" "$p_pull" "$(ratio "$p_pull" "$p_local")")
 simhash_pairs_citus (s)            $(printf '%-13.2f %-10.2f %s' "$p_local" "$p_citus" "$(ratio "$p_citus" "$p_local")")
 simhash_groups_citus (s)           $(printf '%-13.2f %-10.2f %s' "$g_local" "$g_citus" "$(ratio "$g_citus" "$g_local")")
 pairs: $r_pl (all three equal); groups: $r_gl (equal)
+[1] single node: rows generated (simhash_hash per row) + index; Citus: the same rows copied from the local table + index on every shard
 EOR

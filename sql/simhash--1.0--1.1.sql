@@ -78,7 +78,11 @@ BEGIN
 	END IF;
 	CREATE TEMP TABLE simhash_citus_pairs AS
 		SELECT * FROM simhash_pairs_citus(relation, id_column, hash_column, max_distance, blocks);
-	EXECUTE format('CREATE TEMP TABLE simhash_citus_rows AS SELECT DISTINCT %I::bigint AS id FROM %s', id_column, relation);
+	-- every row's id (ids are unique; a DISTINCT here makes Citus hash the
+	-- merged ids on the coordinator, which is slow for millions of rows)
+	EXECUTE format('CREATE TEMP TABLE simhash_citus_rows AS SELECT %I::bigint AS id FROM %s', id_column, relation);
+	ANALYZE simhash_citus_pairs;
+	ANALYZE simhash_citus_rows;
 	IF linkage = 'connected' THEN
 		-- connected components: each pair is a key shared by its two rows
 		CREATE TEMP TABLE simhash_citus_keys AS

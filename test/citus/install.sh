@@ -51,8 +51,10 @@ if grep -q 'extern bool have_createdb_privilege' "$dbcommands" &&
     perl -0pi -e 's/static inline bool\nhave_createdb_privilege\(void\)\n\{.*?\n\}\n/#include "commands\/dbcommands.h"\n/s' "$compat"
     grep -q '^have_createdb_privilege(void)' "$compat" &&
         { echo "install.sh: could not apply the have_createdb_privilege fix" >&2; exit 1; }
+elif grep -q '^#include "commands/dbcommands.h"' "$compat"; then
+    echo "install.sh: have_createdb_privilege fix already applied"
 else
-    echo "install.sh: have_createdb_privilege fix not needed"
+    echo "install.sh: have_createdb_privilege fix not needed ($dbcommands does not export it)"
 fi
 
 if [ ! -f Makefile.global ]; then
