@@ -406,27 +406,40 @@ ok($rc_r == 0 && $err_r !~ /Citus/, 'no NOTICE for a reference table');
 my $shard = cq(sprintf(q{SELECT shard_name FROM citus_shards
 	WHERE table_name = 'docs'::regclass AND nodeport = %d ORDER BY 1 LIMIT 1}, $w2->port));
 ok($shard ne '', "worker 2 holds shard $shard");
-my $locker = $w2->background_psql('postgres', on_error_stop => 0);
-$locker->query_safe("SET citus.enable_manual_changes_to_shards = on; BEGIN; LOCK TABLE $shard IN ACCESS EXCLUSIVE MODE;");
-my $job = $coord->background_psql('postgres', on_error_stop => 0);
-$job->query_until(qr/jobstarted/, "\\echo jobstarted\nSELECT count(*) FROM simhash_pairs('docs', 'id', 'h');\n");
-$w2->poll_query_until('postgres', "SELECT count(*) > 0 FROM pg_locks WHERE relation = '$shard'::regclass AND NOT granted")
-  or die 'the job did not reach the locked shard';
-$w2->stop('immediate');
-eval { $locker->quit };
-$w2->start;
-# the next query of the job's session runs once the job has ended
-my ($jobout) = $job->query("SELECT 'after'");
-my $joberr = $job->{stderr};
-eval { $job->quit };
-like($joberr, qr/ERROR:.*(connection|terminat|server closed|could not)/i,
-	'a worker restarted mid-job: the job fails with a connection error')
-  or diag("stderr: $joberr");
-is($jobout, 'after', 'no partial result');
+sub restart_mid_job
+{
+	my ($job_sql, $name) = @_;
+	my $locker = $w2->background_psql('postgres', on_error_stop => 0);
+	$locker->query_safe("SET citus.enable_manual_changes_to_shards = on; BEGIN; LOCK TABLE $shard IN ACCESS EXCLUSIVE MODE;");
+	my $job = $coord->background_psql('postgres', on_error_stop => 0);
+	$job->query_until(qr/jobstarted/, "\\echo jobstarted\n$job_sql;\n");
+	$w2->poll_query_until('postgres', "SELECT count(*) > 0 FROM pg_locks WHERE relation = '$shard'::regclass AND NOT granted")
+	  or die "$name did not reach the locked shard";
+	$w2->stop('immediate');
+	eval { $locker->quit };
+	$w2->start;
+	# the next query of the job's session runs once the job has ended
+	my ($jobout) = $job->query("SELECT 'after'");
+	my $joberr = $job->{stderr};
+	eval { $job->quit };
+	like($joberr, qr/ERROR:.*(connection|terminat|server closed|could not)/i,
+		"$name, worker restarted mid-job: fails with a connection error")
+	  or diag("stderr: $joberr");
+	is($jobout, 'after', "$name, worker restarted mid-job: no partial result");
+}
+restart_mid_job(q{SELECT count(*) FROM simhash_pairs('docs', 'id', 'h')}, 'simhash_pairs');
+restart_mid_job(q{SELECT count(*) FROM simhash_groups_citus('docs', 'id', 'h')}, 'simhash_groups_citus');
+is(cq(q{SELECT count(*) FROM pg_class WHERE relname LIKE 'simhash_part_%'}), '0',
+	'the work table of the failed job was rolled back');
+is(cq(q{SELECT string_agg(result, ',') FROM run_command_on_workers(
+		$$SELECT count(*) FROM pg_class WHERE relname LIKE 'simhash_part_%'$$)}), '0,0',
+	'... on the workers too');
 # after the restart the job works again and gives the same result
 my $n_local = cq(q{SELECT count(*) FROM simhash_pairs('docs_local', 'id', 'h')});
 is(cq(q{SELECT count(*) FROM simhash_pairs('docs', 'id', 'h')}), $n_local,
 	'after the restart: the same pairs again');
+is(cq(q{SELECT count(*) FROM simhash_pairs_citus('docs', 'id', 'h')}), $n_local,
+	'after the restart: simhash_pairs_citus, the same pairs again');
 
 # a worker that is down: a clear error, no result
 $w1->stop('fast');
