@@ -46,10 +46,11 @@ OBJS = \
 	src/dedup_groups.o \
 	src/dedup_keys.o \
 	src/join.o \
+	src/dedup_citus.o \
 	src/sentences.o src/sentences_sql.o
 
 # pg_regress tests: sql/<name>.sql against expected/<name>.out
-REGRESS = type distance compute tokenizer aggregate encoding bad_input find_all planner index recipes dedup dedup_keys minhash sentences usability index_hardening hardening cjk join
+REGRESS = type distance compute tokenizer aggregate encoding bad_input find_all planner index recipes dedup dedup_keys minhash sentences usability index_hardening hardening cjk join citus_parts
 # issue #11: beside pgvector, the distance histogram
 REGRESS += pgvector_compat distance_histogram
 REGRESS_OPTS = --inputdir=. --outputdir=$(or $(REGRESS_OUTDIR),.)

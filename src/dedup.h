@@ -101,6 +101,9 @@ typedef void (*DedupRowFn) (void *arg, uint64 row, Datum id,
 /* Read the table once; returns the number of rows. */
 extern uint64 dedup_read(DedupInput *in, DedupRowFn fn, void *arg);
 
+/* dedup_citus.c: the NOTICE of a read of a Citus distributed table */
+extern void dedup_citus_notice(DedupInput *in);
+
 /*
  * The ids of all rows by row number, in a temporary file: fixed-size ids
  * are found by position, variable-length ones from a mark every

@@ -321,6 +321,7 @@ dedup_read(DedupInput *in, DedupRowFn fn, void *arg)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
+	dedup_citus_notice(in);
 	memset(&options, 0, sizeof(options));
 	options.read_only = true;
 	options.dest = &r.pub;

@@ -3,7 +3,8 @@
 #   installs missing packages (as root), builds warning-free, installs the
 #   extension, runs the pure-C unit tests, then pg_regress (make installcheck)
 #   and the TAP tests against throwaway PostgreSQL 15 clusters run by a
-#   non-root user.  Ends with one line: "simhash: N passed, N failed".
+#   non-root user, and the Citus suite (test/citus) when Citus is installed.
+#   Ends with one line: "simhash: N passed, N failed[, N skipped (names)]".
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$SIMHASH_ROOT"
@@ -107,6 +108,10 @@ done
 if [ -n "${SIMHASH_SKIP_PACKAGE:-}" ]; then skipped="$skipped package"; say "skip  release: Debian package (SIMHASH_SKIP_PACKAGE)"
 elif [ "$(id -u)" -eq 0 ]; then test/package.sh; record "release: Debian package" $?
 else skipped="$skipped package"; say "skip  release: Debian package (needs root)"; fi
+
+# 5. the Citus suite: needs citus.so (test/citus/install.sh SRC_DIR); else skipped by name
+if [ -f "$(pg_config --pkglibdir)/citus.so" ]; then test/citus/run.sh >&2; record citus $?
+else skipped="$skipped citus"; say "skip  citus (citus.so not installed: test/citus/install.sh SRC_DIR)"; fi
 
 # the summary names what was skipped: "simhash: N passed, N failed, N skipped (name ...)"
 [ -n "$skipped" ] && say "skipped:$skipped"

@@ -1,0 +1,56 @@
+-- issue #15: the worker side of the Citus dedup jobs, on one node (no Citus
+-- needed): partitioning rows by (table group, simhash_group_block) and
+-- searching each part with simhash_group_pairs finds every pair of
+-- simhash_pairs exactly once, for several max_distance / blocks; the
+-- argument checks; simhash_pairs_citus without Citus is a clear error.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS simhash;
+RESET client_min_messages;
+
+-- 900 rows: 500 random fingerprints, 400 near copies (0 .. 6 bits), exact
+-- duplicates, NULLs
+CREATE TABLE cp (id bigint PRIMARY KEY, h simhash64);
+INSERT INTO cp SELECT i, ('x' || substr(md5('r' || i), 1, 16))::bit(64)::simhash64
+FROM generate_series(1, 500) i;
+INSERT INTO cp SELECT 500 + i,
+	(c.h::bigint # coalesce((SELECT bit_or(1::bigint << ((i * 7 + j * 13) % 64))
+	                         FROM generate_series(1, i % 7) j), 0))::simhash64
+FROM generate_series(1, 400) i JOIN cp c ON c.id = i * 3 % 500 + 1;
+INSERT INTO cp VALUES (901, NULL), (902, (SELECT h FROM cp WHERE id = 1));
+
+-- the parts' pairs against simhash_pairs: missing, extra (a pair found
+-- twice is extra), and how many
+CREATE FUNCTION cp_check(k int, nblocks int) RETURNS TABLE (pairs bigint, missing bigint, extra bigint)
+LANGUAGE sql AS $$
+	WITH parts AS (
+		SELECT grp, array_agg(id) AS ids, array_agg(h) AS hs
+		FROM cp, generate_series(0, k) grp
+		WHERE h IS NOT NULL
+		GROUP BY grp, simhash_group_block(h, grp, nblocks, k)),
+	found AS (
+		SELECT p.* FROM parts, simhash_group_pairs(ids, hs, grp, nblocks, k) p),
+	ref AS (SELECT * FROM simhash_pairs('cp', 'id', 'h', k, nblocks))
+	SELECT (SELECT count(*) FROM ref),
+	       (SELECT count(*) FROM (SELECT * FROM ref EXCEPT ALL SELECT * FROM found) x),
+	       (SELECT count(*) FROM (SELECT * FROM found EXCEPT ALL SELECT * FROM ref) x)
+$$;
+SELECT k, nblocks, c.* FROM (VALUES (0, 1), (0, 4), (1, 3), (2, 4), (3, 5), (3, 7), (4, 6), (6, 8)) v(k, nblocks),
+	LATERAL cp_check(k, nblocks) c ORDER BY k, nblocks;
+
+-- simhash_group_block is the block's bits
+SELECT simhash_group_block('ffffffffffffffff', g, 5, 3)::bit(64) FROM generate_series(0, 3) g;
+SELECT simhash_group_block('0123456789abcdef', 0, 1, 0) = '0123456789abcdef'::simhash64::bigint AS whole;
+
+-- errors
+SELECT simhash_group_block('0123456789abcdef', 4, 5, 3);
+SELECT simhash_group_block('0123456789abcdef', -1, 5, 3);
+SELECT simhash_group_block('0123456789abcdef', 0, 3, 3);
+SELECT * FROM simhash_group_pairs('{1,2}', '{0000000000000000}', 0, 5, 3);
+SELECT * FROM simhash_group_pairs('{1,NULL}', '{0000000000000000,0000000000000000}', 0, 5, 3);
+SELECT * FROM simhash_group_pairs('{1,2,3}', '{0000000000000000,NULL,0000000000000001}', 0, 5, 3);
+SELECT * FROM simhash_group_pairs('{}', '{}', 0, 5, 3);
+SELECT * FROM simhash_pairs_citus('cp', 'id', 'h');
+SELECT * FROM simhash_groups_citus('cp', 'id', 'h', 3, 'nearest');
+
+DROP TABLE cp;
+DROP FUNCTION cp_check(int, int);

@@ -1,0 +1,229 @@
+/*
+ * dedup_citus.c
+ *		The dedup jobs on Citus distributed tables (issue #15).
+ *
+ * The extension does not depend on Citus: it must load, and every job must
+ * work, on a server without it.  Citus is recognised at run time by its
+ * catalog tables pg_catalog.pg_dist_partition / pg_dist_shard, looked up by
+ * name; without them nothing here does anything.
+ *
+ * 1. The fallback.  A job's one read of its table (dedup_read.c: "SELECT
+ * id, value FROM rel" through SPI) goes through Citus's planner like any
+ * query: on a distributed table it fans out to every shard and streams all
+ * rows to the node running the job (the coordinator), which runs the
+ * single-node job.  The result is exactly the single-node result, pairs and
+ * groups (connected and leader) alike, chains across shards included; the
+ * cost is that every row crosses the network and the search uses one core.
+ * The job says so with a NOTICE (dedup_citus_notice) naming the table and
+ * its shard count.  Reference tables and Citus local tables (partition
+ * method 'n') are read locally, without a NOTICE.
+ *
+ * 2. The distributed search (simhash_pairs_citus / simhash_groups_citus,
+ * PL/pgSQL in sql/simhash--1.0--1.1.sql, on the two C functions below).
+ * With m blocks and k = max_distance, two fingerprints within k bits differ
+ * in at most k blocks, so they agree on one of blocks 0 .. k; find_all's
+ * tables form k + 1 groups (simhash_table_group()), group g's tables all
+ * start with block g, and each pair is reported by its lowest table only
+ * (simhash_first_table()), equal fingerprints by group 0.  So the rows can
+ * be partitioned by (g, bits of block g) -- simhash_group_block() -- and
+ * every part searched alone with group g's tables -- simhash_group_pairs():
+ * the union over the parts is every pair exactly once, on any number of
+ * nodes.  The job copies the rows k + 1 times into a distributed work table
+ * distributed by the block bits (Citus's repartitioned INSERT ... SELECT
+ * moves them between workers directly), and one query grouped by that
+ * distribution column runs each part's search on the worker that holds it;
+ * only pairs travel to the coordinator.  Groups are then computed there
+ * from the pairs (union-find via shared_key_groups; the leader linkage by
+ * an ordered pass in id order, as simhash_groups does).
+ *
+ * A worker that is down or restarts during either makes Citus raise its
+ * connection error, which aborts the statement (and rolls back the work
+ * table): a job never returns partial results.
+ */
+#include "dedup.h"
+
+#include "catalog/namespace.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/lsyscache.h"
+#include "utils/tuplestore.h"
+
+/*
+ * If in's relation is a Citus distributed table (not a reference or Citus
+ * local table), raise the NOTICE that its rows are pulled to this node.
+ * The caller is connected to SPI.
+ */
+void
+dedup_citus_notice(DedupInput *in)
+{
+	Oid			argtypes[1] = {OIDOID};
+	Datum		args[1];
+	int			rc;
+	int64		shards;
+	bool		isnull;
+
+	if (!OidIsValid(get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE)) ||
+		!OidIsValid(get_relname_relid("pg_dist_shard", PG_CATALOG_NAMESPACE)))
+		return;
+	args[0] = ObjectIdGetDatum(in->relid);
+	rc = SPI_execute_with_args("SELECT (SELECT count(*) FROM pg_catalog.pg_dist_shard s"
+							   "        WHERE s.logicalrelid = p.logicalrelid)"
+							   " FROM pg_catalog.pg_dist_partition p"
+							   " WHERE p.logicalrelid = $1 AND p.partmethod <> 'n'",
+							   1, argtypes, args, NULL, true, 1);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "%s: reading the Citus catalog failed: %s", in->fname,
+			 SPI_result_code_string(rc));
+	if (SPI_processed == 0)
+		return;
+	shards = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
+										 1, &isnull));
+	ereport(NOTICE,
+			(errmsg("%s: %s is a Citus distributed table: reading all its rows from its " INT64_FORMAT " shards on this node",
+					in->fname, in->relname, shards),
+			 errdetail("The search runs here, on one core, after every row has crossed the network."),
+			 errhint("For large tables, use simhash_pairs_citus() or simhash_groups_citus(), which search on the workers.")));
+}
+
+/* ---- the worker side of simhash_pairs_citus() and simhash_groups_citus() ---- */
+
+/* checked blocks and max_distance arguments at positions ba and ka */
+static void
+citus_blocks(FunctionCallInfo fcinfo, int ba, int ka, SimhashBlocks *b)
+{
+	int32		blocks = PG_GETARG_INT32(ba);
+	int32		max_distance = PG_GETARG_INT32(ka);
+
+	simhash_check_blocks(blocks, max_distance);
+	if (!simhash_blocks_init(b, blocks, max_distance))
+		elog(ERROR, "invalid simhash block configuration");
+}
+
+/* the table group argument at position ga, checked against b */
+static int
+citus_group(FunctionCallInfo fcinfo, int ga, const SimhashBlocks *b)
+{
+	int32		grp = PG_GETARG_INT32(ga);
+
+	if (grp < 0 || grp > b->max_distance)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("table group %d is out of range", grp),
+				 errdetail("With max_distance %d the groups are 0 .. %d.",
+						   b->max_distance, b->max_distance)));
+	return grp;
+}
+
+/*
+ * simhash_group_block(h, grp, blocks, max_distance) → bigint: the bits of
+ * block grp of h (the others zero).  Two fingerprints are compared by table
+ * group grp only if these agree, so rows partitioned by this value (and
+ * grp) can be searched part by part, on different nodes.
+ */
+PG_FUNCTION_INFO_V1(simhash_group_block);
+Datum
+simhash_group_block(PG_FUNCTION_ARGS)
+{
+	simhash64	h = PG_GETARG_SIMHASH64(0);
+	SimhashBlocks b;
+	int			grp;
+
+	citus_blocks(fcinfo, 2, 3, &b);
+	grp = citus_group(fcinfo, 1, &b);
+	PG_RETURN_INT64((int64) (h & b.mask[grp]));
+}
+
+/*
+ * simhash_group_pairs(ids bigint[], hashes simhash64[], grp, blocks,
+ * max_distance) → TABLE (id_a, id_b, distance): the pairs among these rows
+ * that table group grp reports (those whose lowest table is in the group;
+ * equal fingerprints by group 0 only), ids ordered.  Over the parts of a
+ * partition by (grp, simhash_group_block()), the union is every pair within
+ * max_distance exactly once: what simhash_pairs() finds in one search.
+ */
+PG_FUNCTION_INFO_V1(simhash_group_pairs);
+Datum
+simhash_group_pairs(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ArrayType  *ida = PG_GETARG_ARRAYTYPE_P(0);
+	ArrayType  *ha = PG_GETARG_ARRAYTYPE_P(1);
+	SimhashBlocks b;
+	int			grp,
+				lo,
+				hi;
+	Datum	   *ids,
+			   *hs;
+	bool	   *idnull,
+			   *hnull;
+	int			nid,
+				nh;
+	size_t		n = 0;
+	uint64	   *hash,
+			   *key;
+	SimhashRowPairs *r;
+	SimhashRowPair *pairs;
+	void	   *work;
+
+	citus_blocks(fcinfo, 3, 4, &b);
+	grp = citus_group(fcinfo, 2, &b);
+	InitMaterializedSRF(fcinfo, 0);
+
+	deconstruct_array(ida, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &ids, &idnull, &nid);
+	deconstruct_array(ha, ARR_ELEMTYPE(ha), 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &hs, &hnull, &nh);
+	if (nid != nh)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("simhash_group_pairs: %d ids but %d fingerprints", nid, nh)));
+	if ((size_t) nh >= (size_t) PG_UINT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("simhash_group_pairs: too many rows to search at once")));
+
+	/* rows with a fingerprint; keys are positions in ids */
+	hash = palloc(sizeof(uint64) * Max(nh, 1));
+	key = palloc(sizeof(uint64) * Max(nh, 1));
+	for (int i = 0; i < nh; i++)
+	{
+		if (idnull[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("simhash_group_pairs: a NULL id")));
+		if (hnull[i])
+			continue;
+		hash[n] = DatumGetSimhash64(hs[i]);
+		key[n] = (uint64) i;
+		n++;
+	}
+	if (n < 2)
+		return (Datum) 0;
+
+	simhash_table_group(&b, grp, &lo, &hi);
+	r = palloc(sizeof(SimhashRowPairs));
+	pairs = palloc(sizeof(SimhashRowPair) * 1024);
+	work = MemoryContextAllocHuge(CurrentMemoryContext, SIMHASH_ROW_PAIRS_WORK(n));
+	simhash_row_pairs_begin(r, &b, hash, key, n, work, lo, hi, grp == 0);
+	while (!simhash_row_pairs_done(r))
+	{
+		size_t		np;
+
+		CHECK_FOR_INTERRUPTS();
+		np = simhash_row_pairs_next(r, pairs, 1024);
+		for (size_t i = 0; i < np; i++)
+		{
+			int64		a = DatumGetInt64(ids[pairs[i].a]);
+			int64		c = DatumGetInt64(ids[pairs[i].b]);
+			Datum		values[3];
+			bool		nulls[3] = {false, false, false};
+
+			values[0] = Int64GetDatum(Min(a, c));
+			values[1] = Int64GetDatum(Max(a, c));
+			values[2] = Int32GetDatum(pairs[i].distance);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+	}
+	return (Datum) 0;
+}

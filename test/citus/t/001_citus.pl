@@ -1,0 +1,456 @@
+# test/citus/t/001_citus.pl: simhash on a Citus cluster (issue #15).
+#
+# Three local PostgreSQL 15 clusters (a coordinator and two workers, each on
+# its own port, Unix sockets only) with shared_preload_libraries = 'citus'.
+# The same rows are kept in a distributed table `docs` (8 shards) and a plain
+# local table `docs_local` on the coordinator, and every check compares the
+# distributed answer with the local one: CREATE EXTENSION reaching the
+# workers, COPY, UPDATE with simhash()/minhash() on the workers, the index on
+# every shard, radius queries in every spelling (literal, prepared, generic
+# plan, PL/pgSQL), ORDER BY distance LIMIT n, joins of a batch of new rows
+# (local, reference and colocated distributed tables) and "insert only the
+# rows without a near-duplicate", the dedup jobs (which read the rows on the
+# coordinator, with a NOTICE), and a worker restarted in the middle of a job.
+#
+# Run by test/citus/run.sh (needs citus.so in the server's pkglibdir).
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $SHARDS = 8;
+
+# ---- the cluster ----
+my @nodes;
+for my $name ('coord', 'worker1', 'worker2')
+{
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init;
+	$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'citus'
+max_prepared_transactions = 20
+citus.node_conninfo = 'sslmode=disable'
+citus.enable_statistics_collection = off
+fsync = off
+});
+	$node->start;
+	$node->safe_psql('postgres', 'CREATE EXTENSION citus');
+	push @nodes, $node;
+}
+my ($coord, $w1, $w2) = @nodes;
+$coord->safe_psql('postgres', sprintf(q{
+	SELECT citus_set_coordinator_host('%s', %d);
+	SELECT citus_add_node('%s', %d);
+	SELECT citus_add_node('%s', %d);
+}, $coord->host, $coord->port, $w1->host, $w1->port, $w2->host, $w2->port));
+is($coord->safe_psql('postgres', 'SELECT count(*) FROM citus_get_active_worker_nodes()'),
+	'2', 'two active workers');
+
+# psql on the coordinator; returns stdout (dies on error)
+sub cq { return $coord->safe_psql('postgres', $_[0]); }
+
+# run $sql against docs and against docs_local (every "docs" and "new_*"
+# replaced by the local table) and compare the outputs
+sub same_as_local
+{
+	my ($sql, $name, %opt) = @_;
+	(my $local = $sql) =~ s/\bdocs\b/docs_local/g;
+	$local =~ s/\bnew_(ref|dist)\b/new_local/g;
+	my $pre = $opt{pre} // '';
+	my $got = cq($pre . $sql);
+	my $want = cq($pre . $local);
+	if ($got eq $want)
+	{
+		pass($name);
+	}
+	else
+	{
+		# first differing line, for the log
+		my @g = split /\n/, $got;
+		my @w = split /\n/, $want;
+		my $i = 0;
+		$i++ while $i < @g && $i < @w && $g[$i] eq $w[$i];
+		fail($name);
+		diag("line $i: distributed '" . ($g[$i] // '<none>') . "' local '" . ($w[$i] // '<none>') . "'");
+	}
+	return $got;
+}
+
+# ---- 1. the extension reaches the workers; a distributed table; COPY; UPDATE ----
+cq('CREATE EXTENSION simhash');
+is(cq(q{SELECT string_agg(result, ',') FROM run_command_on_workers(
+		$$SELECT extversion FROM pg_extension WHERE extname = 'simhash'$$)}),
+	'1.1,1.1', 'CREATE EXTENSION simhash reached both workers');
+
+# rows: fingerprints in clusters (base(c) and variants 0..6 bits away, so
+# near-duplicate chains cross shards), bodies, keys; a few NULL
+# fingerprints and exact duplicates
+cq(q{
+	CREATE FUNCTION base(c int) RETURNS simhash64 LANGUAGE sql IMMUTABLE
+		AS $$ SELECT simhash_hash('base' || c)::simhash64 $$;
+	CREATE FUNCTION flip(h simhash64, seed int, d int) RETURNS simhash64 LANGUAGE sql IMMUTABLE AS $$
+		SELECT (h::bigint # coalesce((SELECT bit_or(1::bigint << ((seed * 7 + i * 13) % 64))
+		                              FROM generate_series(1, d) i), 0))::simhash64 $$;
+	CREATE FUNCTION near(c int, n int) RETURNS simhash64 LANGUAGE sql IMMUTABLE
+		AS $$ SELECT flip(base(c), c * 31 + n, n % 7) $$;
+	CREATE TABLE docs_local (id bigint PRIMARY KEY, c int, body text, h simhash64,
+	                         hb simhash64, sig minhash_signature, keys bigint[]);
+	INSERT INTO docs_local (id, c, body, h, keys)
+		SELECT g, g % 300,
+		       'document ' || (g % 300) || ' ' || repeat('word' || (g % 13) || ' ', 1 + g % 17)
+		         || CASE WHEN g % 5 = 0 THEN 'same tail' ELSE md5(g::text) END,
+		       CASE WHEN g % 97 = 0 THEN NULL WHEN g % 89 = 0 THEN base(1) ELSE near(g % 300, g / 300) END,
+		       CASE WHEN g % 11 = 0 THEN NULL ELSE ARRAY[g % 300, 100000 + g % 1500, 200000 + g / 7]::bigint[] END
+		FROM generate_series(1, 6000) g;
+	CREATE TABLE docs (LIKE docs_local INCLUDING ALL);
+	SET citus.shard_count = 8;
+	SELECT create_distributed_table('docs', 'id');
+});
+my $copy = cq('COPY docs_local (id, c, body, h, keys) TO STDOUT');
+my $copyfile = PostgreSQL::Test::Utils::tempdir() . '/docs.copy';
+PostgreSQL::Test::Utils::append_to_file($copyfile, "$copy\n");
+chmod 0644, $copyfile;
+cq("\\copy docs (id, c, body, h, keys) FROM '$copyfile'");
+is(cq(q{SELECT count(*) FROM pg_dist_shard WHERE logicalrelid = 'docs'::regclass}),
+	$SHARDS, "docs has $SHARDS shards");
+is(cq(q{SELECT count(DISTINCT nodeport) FROM citus_shards WHERE table_name = 'docs'::regclass}),
+	'2', 'the shards are on both workers');
+same_as_local('SELECT count(*), count(h), md5(string_agg(id || body || coalesce(h::text, \'-\'), \',\' ORDER BY id)) FROM docs',
+	'COPY: the same rows');
+
+# UPDATE with fingerprint functions runs on the workers, once per shard
+like(cq('EXPLAIN (COSTS OFF) UPDATE docs SET hb = simhash(body), sig = minhash(body)'),
+	qr/Task Count: $SHARDS/, 'UPDATE SET hb = simhash(body) is one task per shard');
+cq('UPDATE docs SET hb = simhash(body), sig = minhash(body)');
+cq('UPDATE docs_local SET hb = simhash(body), sig = minhash(body)');
+same_as_local('SELECT md5(string_agg(id || \':\' || hb || \':\' || sig::text, \',\' ORDER BY id)) FROM docs',
+	'UPDATE SET hb = simhash(body), sig = minhash(body): the same fingerprints as on one node');
+
+# ---- 2. the index on every shard; radius queries fan out and use it ----
+cq(q{
+	CREATE INDEX docs_h ON docs USING simhash (h) WITH (blocks = 5, max_distance = 3);
+	CREATE INDEX docs_local_h ON docs_local USING simhash (h) WITH (blocks = 5, max_distance = 3);
+	ANALYZE docs; ANALYZE docs_local;
+});
+is(cq(q{SELECT count(*) FROM run_command_on_shards('docs', $$
+		SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+		JOIN pg_am a ON a.oid = c.relam
+		WHERE i.indrelid = '%s'::regclass AND a.amname = 'simhash'
+		  AND c.reloptions @> '{blocks=5,max_distance=3}'$$) WHERE success AND result = '1'}),
+	$SHARDS, 'CREATE INDEX USING simhash WITH (...) created the index on every shard');
+is(cq(q{SELECT count(*) FROM run_command_on_shards('docs', $$
+		SELECT count(simhash_index_check(i.indexrelid::regclass, true)) FROM pg_index i
+		JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
+		WHERE i.indrelid = '%s'::regclass AND a.amname = 'simhash'$$) WHERE success AND result = '1'}),
+	$SHARDS, 'simhash_index_check passes on every shard index');
+
+# query centers: cluster bases, variants, a value near nothing
+my @centers = split /\n/, cq(q{
+	SELECT DISTINCT q FROM (
+		SELECT base(c)::text AS q FROM generate_series(0, 299, 37) c
+		UNION ALL SELECT near(c, 9)::text FROM generate_series(5, 299, 71) c
+		UNION ALL SELECT flip(base(c), 99, 2)::text FROM generate_series(3, 299, 101) c
+		UNION ALL SELECT '0123456789abcdef') x ORDER BY 1});
+cmp_ok(scalar @centers, '>=', 12, 'query centers');
+
+# every spelling the planner support rewrites (and the rewritten forms)
+my @spellings = (
+	'h <~> \'%1$s\' <= %2$d',
+	'%2$d >= h <~> \'%1$s\'',
+	'h <~> \'%1$s\' < %2$d + 1',
+	'%2$d + 1 > h <~> \'%1$s\'',
+	'\'%1$s\' <~> h <= %2$d',
+	'h <~> \'%1$s\' <= %2$d::bigint',
+	'h <~> \'%1$s\' <= %2$d::smallint',
+	'simhash_within(h, \'%1$s\', %2$d)',
+	'h <@ simhash_ball(\'%1$s\', %2$d)',
+	'simhash_ball(\'%1$s\', %2$d) @> h');
+my $sql = '';
+my $matches = 0;
+for my $c (@centers)
+{
+	for my $r (0 .. 5)
+	{
+		for my $s (@spellings)
+		{
+			$sql .= "SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM docs WHERE "
+			  . sprintf($s, $c, $r) . ";\n";
+		}
+	}
+	$sql .= "SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM docs WHERE h <~> '$c' = 0;\n";
+}
+my $got = same_as_local($sql, 'radius queries, literal, ' . scalar(@spellings) . ' spellings, radius 0..5: the same rows as on one node');
+$matches += () = $got =~ /\d+/g;
+cmp_ok($matches, '>', 500, "the radius queries found rows ($matches)");
+
+# the plan: one task per shard, each an index scan of the shard's index
+sub index_tasks
+{
+	my ($explain, $name) = @_;
+	my $plan = cq("SET citus.explain_all_tasks = on; EXPLAIN (COSTS OFF) $explain");
+	my $n = () = $plan =~ /Index Scan (?:using|on) docs_h_\d+/g;
+	my $seq = () = $plan =~ /Seq Scan on docs_\d+/g;
+	ok($n == $SHARDS && $seq == 0 && $plan =~ /Task Count: $SHARDS/, $name)
+	  or diag($plan);
+}
+index_tasks("SELECT id FROM docs WHERE h <~> '$centers[0]' <= 3",
+	'EXPLAIN: WHERE h <~> literal <= 3 uses the simhash index of every shard');
+index_tasks("SELECT id FROM docs WHERE 2 >= h <~> '$centers[1]'",
+	'EXPLAIN: WHERE 2 >= h <~> literal uses the simhash index of every shard');
+
+# prepared statements: custom plans (first executions) and generic plans
+my $prep = "PREPARE p(simhash64, int) AS SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM docs WHERE h <~> \$1 <= \$2;\n"
+  . "PREPARE pb(simhash64, bigint) AS SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM docs WHERE h <~> \$1 < \$2;\n";
+my $exec = '';
+for my $c (@centers)
+{
+	$exec .= "EXECUTE p('$c', $_);\nEXECUTE pb('$c', $_);\n" for (0, 1, 3, 4);
+}
+same_as_local($exec, 'prepared statements (plan_cache_mode auto): the same rows as on one node', pre => $prep);
+# plan_cache_mode = force_generic_plan: Citus cannot plan a multi-shard
+# query with unbound parameters (it replans with the values otherwise)
+my ($rc_g, $out_g, $err_g) = $coord->psql('postgres',
+	"SET plan_cache_mode = force_generic_plan;\n$prep EXECUTE p('$centers[0]', 3);");
+like($err_g, qr/could not create distributed plan/,
+	'force_generic_plan: refused by Citus (documented; the default plan_cache_mode works)');
+{
+	# after more than 5 executions (when a generic plan would be tried)
+	# EXPLAIN EXECUTE of a statement with a simhash64 parameter shows
+	# "Error: Could not get remote plan" for each task (Citus sends the
+	# values of parameters of non-built-in types without a type); a text
+	# parameter cast in the query explains fine and plans the same
+	my $plan = cq("PREPARE pe(text, int) AS SELECT id FROM docs WHERE h <~> \$1::simhash64 <= \$2;\n"
+		  . join('', map { "EXECUTE pe('$centers[$_]', 3);\n" } 0 .. 6)
+		  . "SET citus.explain_all_tasks = on; EXPLAIN (COSTS OFF) EXECUTE pe('$centers[2]', 3)");
+	my $n = () = $plan =~ /Index Scan (?:using|on) docs_h_\d+/g;
+	ok($n == $SHARDS && $plan !~ /Seq Scan on docs_\d+/,
+		'EXPLAIN EXECUTE after 7 executions: the simhash index of every shard')
+	  or diag($plan);
+}
+# PL/pgSQL: parameters in a function body
+cq(q{CREATE FUNCTION near_ids(t regclass, q simhash64, k int) RETURNS bigint[] LANGUAGE plpgsql AS $$
+	DECLARE r bigint[];
+	BEGIN
+		EXECUTE format('SELECT coalesce(array_agg(id ORDER BY id), ''{}'') FROM %s WHERE h <~> $1 <= $2', t)
+			INTO r USING q, k;
+		RETURN r;
+	END $$;
+	CREATE FUNCTION near_ids_static(q simhash64, k int) RETURNS bigint[] LANGUAGE plpgsql AS $$
+	BEGIN
+		RETURN (SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM docs WHERE h <~> q <= k);
+	END $$;
+	CREATE FUNCTION near_ids_static_local(q simhash64, k int) RETURNS bigint[] LANGUAGE plpgsql AS $$
+	BEGIN
+		RETURN (SELECT coalesce(array_agg(id ORDER BY id), '{}') FROM docs_local WHERE h <~> q <= k);
+	END $$;
+});
+my $pl = join '', map { my $c = $_; map { "SELECT near_ids('docs', '$c', $_), near_ids_static('$c', $_);\n" } (0, 2, 3, 5) } @centers;
+same_as_local($pl, 'PL/pgSQL (EXECUTE USING, and static SQL with plan caching): the same rows as on one node');
+
+# ---- 3. ORDER BY h <~> q LIMIT n: the exact global top n ----
+my $top = '';
+for my $c (@centers)
+{
+	for my $n (1, 5, 40)
+	{
+		# the distances in order (ties may come in any order), and the ids
+		# with a tie-breaker
+		$top .= "SELECT string_agg(d::text, ',') FROM (SELECT h <~> '$c' AS d FROM docs ORDER BY h <~> '$c' LIMIT $n) x;\n";
+		$top .= "SELECT id, h <~> '$c' FROM docs ORDER BY h <~> '$c', id LIMIT $n;\n";
+	}
+	$top .= "SELECT id FROM docs WHERE h <~> '$c' <= 4 ORDER BY h <~> '$c', id LIMIT 7;\n";
+}
+same_as_local($top, 'ORDER BY h <~> q [, id] LIMIT n: the exact global top n');
+{
+	my $plan = cq("SET citus.explain_all_tasks = on; EXPLAIN (COSTS OFF) SELECT id FROM docs ORDER BY h <~> '$centers[3]' LIMIT 5");
+	my $n = () = $plan =~ /Index Scan using docs_h_\d+/g;
+	ok($n == $SHARDS && $plan =~ /Limit/, 'ORDER BY h <~> q LIMIT n: an ordered index scan with a limit on every shard')
+	  or diag($plan);
+}
+like(cq("SELECT string_agg(coalesce(h::text, 'NULL'), ',') FROM (SELECT h FROM docs ORDER BY h <~> '$centers[0]' DESC NULLS LAST LIMIT 3) x"),
+	qr/^[0-9a-f]{16},[0-9a-f]{16},[0-9a-f]{16}$/, 'ORDER BY distance DESC works too');
+
+# ---- 4. joins of a batch of new rows against the corpus ----
+cq(q{
+	CREATE TABLE new_local (id bigint PRIMARY KEY, body text, h simhash64);
+	INSERT INTO new_local
+		SELECT 100000 + g, 'new ' || g,
+		       CASE WHEN g % 3 = 0 THEN simhash_hash('fresh' || g)::simhash64
+		            ELSE flip(base(g * 7 % 300), g, g % 5) END
+		FROM generate_series(1, 120) g;
+	CREATE TABLE new_ref (LIKE new_local INCLUDING ALL);
+	SELECT create_reference_table('new_ref');
+	INSERT INTO new_ref SELECT * FROM new_local;
+	CREATE TABLE new_dist (LIKE new_local INCLUDING ALL);
+	SELECT create_distributed_table('new_dist', 'id', colocate_with => 'docs');
+	INSERT INTO new_dist SELECT * FROM new_local;
+	ANALYZE new_local; ANALYZE new_ref; ANALYZE new_dist;
+});
+my $join = 'SELECT n.id, c.id, c.h <~> n.h FROM %s n JOIN docs c ON c.h <~> n.h <= 3 ORDER BY 1, 2';
+$got = same_as_local(sprintf($join, 'new_local'), 'join: a local table of new rows against the corpus');
+my $pairs = () = $got =~ /\n/g;
+cmp_ok($pairs, '>', 50, "the join found pairs ($pairs)");
+same_as_local(sprintf($join, 'new_ref'), 'join: a reference table of new rows against the corpus');
+# a colocated distributed batch is not joined on the distribution column:
+# Citus cannot push it down; materialise the batch in a CTE instead
+my ($rc, $out, $err) = $coord->psql('postgres', sprintf($join, 'new_dist'));
+like($err, qr/complex joins are only supported|repartition/,
+	'join: a distributed batch joined directly is refused by Citus');
+same_as_local('WITH n AS MATERIALIZED (SELECT * FROM new_dist) SELECT n.id, c.id, c.h <~> n.h FROM n JOIN docs c ON c.h <~> n.h <= 3 ORDER BY 1, 2',
+	'join: a distributed batch through a MATERIALIZED CTE');
+for my $t ('new_local', 'new_ref')
+{
+	# small shards: a seq scan of the shard may cost less, so the planner is
+	# told (on the workers too) to avoid it; the question is whether the
+	# parameterised index path exists on every shard
+	my $plan = cq("BEGIN; SET citus.propagate_set_commands = 'local'; SET LOCAL enable_seqscan = off;"
+		  . " SET citus.explain_all_tasks = on; EXPLAIN (COSTS OFF) " . sprintf($join, $t) . '; COMMIT');
+	my $n = () = $plan =~ /Index Scan using docs_h_\d+/g;
+	ok($n == $SHARDS && $plan !~ /Seq Scan on docs_\d+/,
+		"join with $t: each shard's simhash index is the inner side") or diag($plan);
+}
+
+# insert only the new rows without a near-duplicate in the corpus.
+# NOT EXISTS (SELECT 1 FROM docs c WHERE c.h <~> n.h <= 3) is refused by
+# Citus (a correlated subquery); an anti-join or a CTE of the
+# near-duplicated ids works
+my $before = cq('SELECT count(*) FROM docs');
+($rc, $out, $err) = $coord->psql('postgres',
+	'INSERT INTO docs (id, body, h) SELECT n.id, n.body, n.h FROM new_ref n WHERE NOT EXISTS (SELECT 1 FROM docs c WHERE c.h <~> n.h <= 3)');
+like($err, qr/correlated subqueries are not supported/, 'insert-only-new with NOT EXISTS: refused by Citus (documented)');
+my %insert = (
+	'anti-join, reference batch' => 'INSERT INTO docs (id, body, h) SELECT n.id, n.body, n.h FROM new_ref n '
+	  . 'LEFT JOIN docs c ON c.h <~> n.h <= 3 WHERE c.id IS NULL',
+	'anti-join, local batch' => 'INSERT INTO docs (id, body, h) SELECT n.id + 1000, n.body, n.h FROM new_local n '
+	  . 'LEFT JOIN docs c ON c.h <~> n.h <= 3 WHERE c.id IS NULL',
+	'CTE of near-duplicated ids, distributed batch' => 'WITH n AS MATERIALIZED (SELECT * FROM new_dist), '
+	  . 'dup AS MATERIALIZED (SELECT DISTINCT n.id FROM n JOIN docs c ON c.h <~> n.h <= 3) '
+	  . 'INSERT INTO docs (id, body, h) SELECT n.id + 2000, n.body, n.h FROM n WHERE n.id NOT IN (SELECT id FROM dup)');
+for my $name (sort keys %insert)
+{
+	(my $l = $insert{$name}) =~ s/\bdocs\b/docs_local/g;
+	$l =~ s/\bnew_(ref|dist)\b/new_local/g;
+	cq($insert{$name});
+	cq($l);
+	same_as_local('SELECT count(*), md5(string_agg(id || \':\' || coalesce(h::text, \'-\'), \',\' ORDER BY id)) FROM docs',
+		"insert only rows without a near-duplicate ($name): the same table as on one node");
+}
+my $added = cq('SELECT count(*) FROM docs') - $before;
+cmp_ok($added, '>', 40, "new rows were inserted ($added)");
+cmp_ok($added, '<', 3 * 120, 'not all of them');
+cq('DELETE FROM docs WHERE id > 100000; DELETE FROM docs_local WHERE id > 100000');
+
+# ---- 5. dedup jobs on a distributed table ----
+my @jobs = (
+	[ 'simhash_pairs', q{SELECT id_a || ',' || id_b || ',' || distance FROM simhash_pairs('docs', 'id', 'h') ORDER BY id_a, id_b} ],
+	[ 'simhash_pairs (2, blocks 6)', q{SELECT id_a || ',' || id_b || ',' || distance FROM simhash_pairs('docs', 'id', 'h', 2, 6) ORDER BY id_a, id_b} ],
+	[ 'simhash_groups connected', q{SELECT id || ',' || group_id FROM simhash_groups('docs', 'id', 'h') ORDER BY id} ],
+	[ 'simhash_groups leader', q{SELECT id || ',' || group_id FROM simhash_groups('docs', 'id', 'h', 3, 'leader') ORDER BY id} ],
+	[ 'minhash_pairs', q{SELECT id_a || ',' || id_b || ',' || round(jaccard::numeric, 6) FROM minhash_pairs('docs', 'id', 'sig', 0.5) ORDER BY id_a, id_b} ],
+	[ 'minhash_groups', q{SELECT id || ',' || group_id FROM minhash_groups('docs', 'id', 'sig', 0.5) ORDER BY id} ],
+	[ 'shared_key_pairs', q{SELECT id_a || ',' || id_b || ',' || shared FROM shared_key_pairs('docs', 'id', 'keys', 2) ORDER BY id_a, id_b} ],
+	[ 'shared_key_groups', q{SELECT id || ',' || group_id FROM shared_key_groups('docs', 'id', 'keys', 2) ORDER BY id} ],
+);
+for my $job (@jobs)
+{
+	my ($name, $sql) = @$job;
+	(my $local = $sql) =~ s/'docs'/'docs_local'/;
+	my ($rc_d, $out_d, $err_d) = $coord->psql('postgres', $sql);
+	my $want = cq($local);
+	ok($rc_d == 0 && $out_d eq $want && $want ne '', "$name on the distributed table: the single-node result")
+	  or diag("rc $rc_d, " . length($out_d) . ' vs ' . length($want) . " bytes; $err_d");
+	like($err_d, qr/NOTICE:  \w+: public\.docs is a Citus distributed table: reading all its rows from its $SHARDS shards/,
+		"$name: a NOTICE says the rows are pulled to the coordinator");
+}
+# the distributed jobs: the pair search on the workers (rows repartitioned by
+# table group and block into a work table), the same result as one node
+my @citus_jobs = (
+	[ 'simhash_pairs_citus', q{SELECT id_a || ',' || id_b || ',' || distance FROM simhash_pairs_citus('docs', 'id', 'h') ORDER BY id_a, id_b},
+	  q{SELECT id_a || ',' || id_b || ',' || distance FROM simhash_pairs('docs_local', 'id', 'h') ORDER BY id_a, id_b} ],
+	[ 'simhash_pairs_citus (2, blocks 6)', q{SELECT id_a || ',' || id_b || ',' || distance FROM simhash_pairs_citus('docs', 'id', 'h', 2, 6) ORDER BY id_a, id_b},
+	  q{SELECT id_a || ',' || id_b || ',' || distance FROM simhash_pairs('docs_local', 'id', 'h', 2, 6) ORDER BY id_a, id_b} ],
+	[ 'simhash_pairs_citus (5)', q{SELECT id_a || ',' || id_b || ',' || distance FROM simhash_pairs_citus('docs', 'id', 'h', 5) ORDER BY id_a, id_b},
+	  q{SELECT id_a || ',' || id_b || ',' || distance FROM simhash_pairs('docs_local', 'id', 'h', 5) ORDER BY id_a, id_b} ],
+	[ 'simhash_groups_citus connected', q{SELECT id || ',' || group_id FROM simhash_groups_citus('docs', 'id', 'h') ORDER BY id},
+	  q{SELECT id || ',' || group_id FROM simhash_groups('docs_local', 'id', 'h') ORDER BY id} ],
+	[ 'simhash_groups_citus leader', q{SELECT id || ',' || group_id FROM simhash_groups_citus('docs', 'id', 'h', 3, 'leader') ORDER BY id},
+	  q{SELECT id || ',' || group_id FROM simhash_groups('docs_local', 'id', 'h', 3, 'leader') ORDER BY id} ],
+);
+for my $job (@citus_jobs)
+{
+	my ($name, $sql, $local) = @$job;
+	my ($rc_d, $out_d, $err_d) = $coord->psql('postgres', $sql);
+	my $want = cq($local);
+	ok($rc_d == 0 && $out_d eq $want && $want ne '', "$name: the single-node result")
+	  or diag("rc $rc_d, " . length($out_d) . ' vs ' . length($want) . " bytes; $err_d");
+}
+is(cq(q{SELECT count(*) FROM pg_class WHERE relname LIKE 'simhash_part_%'}), '0',
+	'the work table is dropped');
+like(($coord->psql('postgres', q{SELECT count(*) FROM simhash_groups_citus('docs', 'id', 'h', 3, 'nearest')}))[2],
+	qr/linkage must be/, 'simhash_groups_citus: an unknown linkage is an error');
+
+# groups chain across shards: some group has members on several shards
+cmp_ok(cq(q{SELECT max(n) FROM (SELECT count(DISTINCT get_shard_id_for_distribution_column('docs', id)) AS n
+		FROM simhash_groups('docs', 'id', 'h') GROUP BY group_id) x}), '>', 1,
+	'some groups span several shards');
+my ($rc_l, undef, $err_l) = $coord->psql('postgres', q{SELECT count(*) FROM simhash_pairs('docs_local', 'id', 'h')});
+unlike($err_l, qr/Citus/, 'no NOTICE for a local table');
+my ($rc_r, undef, $err_r) = $coord->psql('postgres', q{SELECT count(*) FROM simhash_pairs('new_ref', 'id', 'h')});
+ok($rc_r == 0 && $err_r !~ /Citus/, 'no NOTICE for a reference table');
+
+# ---- 6. a worker restarted in the middle of a job ----
+# Hold the job: lock one of worker 2's shards, start the job (its read
+# waits for the lock), restart worker 2 (immediate), expect a clear error.
+# (Citus hides shards from pg_class on the workers: ask the coordinator)
+my $shard = cq(sprintf(q{SELECT shard_name FROM citus_shards
+	WHERE table_name = 'docs'::regclass AND nodeport = %d ORDER BY 1 LIMIT 1}, $w2->port));
+ok($shard ne '', "worker 2 holds shard $shard");
+sub restart_mid_job
+{
+	my ($job_sql, $name) = @_;
+	my $locker = $w2->background_psql('postgres', on_error_stop => 0);
+	$locker->query_safe("SET citus.enable_manual_changes_to_shards = on; BEGIN; LOCK TABLE $shard IN ACCESS EXCLUSIVE MODE;");
+	my $job = $coord->background_psql('postgres', on_error_stop => 0);
+	$job->query_until(qr/jobstarted/, "\\echo jobstarted\n$job_sql;\n");
+	$w2->poll_query_until('postgres', "SELECT count(*) > 0 FROM pg_locks WHERE relation = '$shard'::regclass AND NOT granted")
+	  or die "$name did not reach the locked shard";
+	$w2->stop('immediate');
+	eval { $locker->quit };
+	$w2->start;
+	# the next query of the job's session runs once the job has ended
+	my ($jobout) = $job->query("SELECT 'after'");
+	my $joberr = $job->{stderr};
+	eval { $job->quit };
+	like($joberr, qr/ERROR:.*(connection|terminat|server closed|could not)/i,
+		"$name, worker restarted mid-job: fails with a connection error")
+	  or diag("stderr: $joberr");
+	is($jobout, 'after', "$name, worker restarted mid-job: no partial result");
+}
+restart_mid_job(q{SELECT count(*) FROM simhash_pairs('docs', 'id', 'h')}, 'simhash_pairs');
+restart_mid_job(q{SELECT count(*) FROM simhash_groups_citus('docs', 'id', 'h')}, 'simhash_groups_citus');
+is(cq(q{SELECT count(*) FROM pg_class WHERE relname LIKE 'simhash_part_%'}), '0',
+	'the work table of the failed job was rolled back');
+is(cq(q{SELECT string_agg(result, ',') FROM run_command_on_workers(
+		$$SELECT count(*) FROM pg_class WHERE relname LIKE 'simhash_part_%'$$)}), '0,0',
+	'... on the workers too');
+# after the restart the job works again and gives the same result
+my $n_local = cq(q{SELECT count(*) FROM simhash_pairs('docs_local', 'id', 'h')});
+is(cq(q{SELECT count(*) FROM simhash_pairs('docs', 'id', 'h')}), $n_local,
+	'after the restart: the same pairs again');
+is(cq(q{SELECT count(*) FROM simhash_pairs_citus('docs', 'id', 'h')}), $n_local,
+	'after the restart: simhash_pairs_citus, the same pairs again');
+
+# a worker that is down: a clear error, no result
+$w1->stop('fast');
+my ($rc_down, $out_down, $err_down) = $coord->psql('postgres', q{SELECT count(*) FROM simhash_pairs('docs', 'id', 'h')});
+ok($rc_down != 0 && $out_down eq '', 'a worker down: the job fails');
+my ($rc_down2, $out_down2, $err_down2) = $coord->psql('postgres', q{SELECT count(*) FROM simhash_pairs_citus('docs', 'id', 'h')});
+ok($rc_down2 != 0 && $out_down2 eq '' && $err_down2 =~ /ERROR:.*connect/i, 'a worker down: simhash_pairs_citus fails with a connection error')
+  or diag($err_down2);
+like($err_down, qr/ERROR:.*(connect|connection)/i, 'a worker down: a connection error names the cause')
+  or diag($err_down);
+$w1->start;
+
+$_->stop for @nodes;
+done_testing();
