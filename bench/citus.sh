@@ -11,7 +11,7 @@
 # takes long on a shared 2-core machine); SHARDS defaults to 32.  Data: 95%
 # random fingerprints, 5% copies of earlier rows with 0..3 bits flipped.
 # Needs Citus (test/citus/install.sh).  On one machine this measures the
-# overhead of distribution, not a speed-up; see doc/pending/issue-15.md.
+# overhead of distribution, not a speed-up; see doc/citus.md.
 set -euo pipefail
 source "$(dirname "$0")/../test/lib.sh"
 cd "$SIMHASH_ROOT"

@@ -63,7 +63,7 @@ if ls test/t/*.pl >/dev/null 2>&1; then
 	[ $rc -eq 0 ] && rm -rf "$tapdir"
 fi
 
-# 4. sanitizers and fuzzing (issue #10; doc/pending/issue-10-input.md):
+# 4. sanitizers and fuzzing (issue #10; doc/contributing.md, doc/hardening.md):
 #  the unit tests under ASan+UBSan (clang), a smoke of each fuzz target, and
 #  pg_regress against a server that loads a UBSan build of the extension
 #  (gcc -static-libubsan: the runtime is linked into simhash.so, nothing is
