@@ -11,43 +11,14 @@ EXTVERSION = 1.1
 DATA = sql/simhash--1.0.sql sql/simhash--1.0--1.1.sql
 DATA_built = sql/simhash--$(EXTVERSION).sql
 
-OBJS = \
-	src/simhash.o \
-	src/planner.o \
-	src/type.o \
-	src/distance.o \
-	src/vote.o \
-	src/tokenizer.o \
-	src/tfweight.o \
-	src/compute.o \
-	src/text_features.o \
-	src/text_array.o \
-	src/input.o \
-	src/aggregate.o \
-	src/am_handler.o \
-	src/am_pages.o \
-	src/am_runs.o \
-	src/am_build.o \
-	src/am_insert.o \
-	src/am_scan.o \
-	src/am_vacuum.o \
-	src/am_cost.o \
-	src/am_validate.o \
-	src/am_check.o \
-	src/am_verify.o \
-	src/ball.o \
-	src/blocks.o \
-	src/find_all.o \
-	src/minhash.o src/minhash_sql.o \
-	src/rowpairs.o \
-	src/dedup_read.o \
-	src/dedup_search.o \
-	src/dedup_pairs.o \
-	src/dedup_groups.o \
-	src/dedup_keys.o \
-	src/join.o \
-	src/dedup_citus.o \
-	src/sentences.o src/sentences_sql.o
+# Sources live in src/<part>/ (see doc/contributing.md); objects are built
+# into build/<part>/ so that the source folders hold only sources.
+# src/core/ is the pure-C core: no server headers (the unit tests and fuzzers
+# compile exactly that folder, which keeps the boundary checked).
+CORE_SRCS = $(sort $(wildcard $(srcdir)/src/core/*.c))
+SERVER_SRCS = $(srcdir)/src/simhash.c \
+	$(sort $(wildcard $(foreach part,types text index dedup join minhash sentences,$(srcdir)/src/$(part)/*.c)))
+OBJS = $(patsubst $(srcdir)/src/%.c,build/%.o,$(CORE_SRCS) $(SERVER_SRCS))
 
 # pg_regress tests: sql/<name>.sql against expected/<name>.out
 REGRESS = type distance compute tokenizer aggregate encoding bad_input find_all planner index recipes dedup dedup_keys minhash sentences usability index_hardening hardening cjk join citus_parts
@@ -63,8 +34,19 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# Objects (and the LLVM bitcode PGXS installs beside them) go to build/.
+build/%.o: $(srcdir)/src/%.c
+	@$(MKDIR_P) $(@D)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -c -o $@ $<
+
+build/%.bc: $(srcdir)/src/%.c
+	@$(MKDIR_P) $(@D)
+	$(COMPILE.c.bc) -o $@ $<
+
+EXTRA_CLEAN = build
+
 # PGXS does not track header dependencies here: rebuild on any header change
-$(OBJS): $(wildcard $(srcdir)/src/*.h)
+$(OBJS): $(wildcard $(srcdir)/src/*.h $(srcdir)/src/*/*.h)
 
 # The install script of the current version: 1.0, then each upgrade in order,
 # without the upgrade scripts' \echo guard lines.

@@ -48,7 +48,7 @@ build_install
 
 step "0. algorithm choice (pure C, bench/minhash_bench.c)"
 BIN=$(mktemp /tmp/minhash_bench.XXXXXX)
-cc -O2 -Isrc -o "$BIN" bench/minhash_bench.c src/minhash.c src/tokenizer.c src/input.c -lm
+cc -O2 -Isrc/core -o "$BIN" bench/minhash_bench.c src/core/minhash.c src/core/tokenizer.c src/core/input.c -lm
 "$BIN" bench/data/corpus_big.csv
 rm -f "$BIN"
 

@@ -2,7 +2,7 @@
  * minhash_bench.c: the MinHash algorithm choice, measured outside the
  * server (run by bench/minhash.sh).  Over the bytes of a file taken as
  * 4,000-byte texts, with 9-character shingles and 128 permutations:
- *	- the shipped pipeline (src/minhash.c): normalise, hash each shingle
+ *	- the shipped pipeline (src/core/minhash.c): normalise, hash each shingle
  *	  once (XXH3-64), one-permutation hashing, densification;
  *	- its stages: normalising only, and normalising + hashing;
  *	- the classic alternative on the same shingle hashes: 128 hash
@@ -10,7 +10,7 @@
  *	  bits (a vectorisable multiply-add family), keeping each minimum.
  * Prints MB/s and ns per shingle, best of 3 (CPU time).
  *
- *	cc -O2 -Isrc bench/minhash_bench.c src/minhash.c src/tokenizer.c -lm
+ *	cc -O2 -Isrc/core bench/minhash_bench.c src/core/minhash.c src/core/tokenizer.c src/core/input.c -lm
  *	./a.out bench/data/corpus_big.csv
  */
 #include "minhash.h"

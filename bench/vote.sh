@@ -6,7 +6,7 @@ set -euo pipefail
 source "$(dirname "$0")/../test/lib.sh"
 cd "$SIMHASH_ROOT"
 out=$(mktemp -d)
-cc -O2 -std=gnu99 -Isrc -o "$out/vote_bench" bench/vote_bench.c src/vote.c -lm
+cc -O2 -std=gnu99 -Isrc/core -o "$out/vote_bench" bench/vote_bench.c src/core/vote.c -lm
 "$out/vote_bench" 10000000
 rm -rf "$out"
 

@@ -1,5 +1,5 @@
 /*
- * bench/vote_bench.c: ns per feature of the bit vote (src/vote.c) against
+ * bench/vote_bench.c: ns per feature of the bit vote (src/core/vote.c) against
  * two baselines measured in the same run: a per-bit branching loop (the
  * shape of simhash-cpp's compute) and a branch-free loop over 64 int32
  * counters.  Fixed seed; run through bench/vote.sh.

@@ -10,7 +10,7 @@
 #include "fmgr.h"
 #include "utils/array.h"
 
-#include "input.h"
+#include "core/input.h"
 
 /* simhash64 is an unsigned 64-bit value stored like int8, passed by value */
 typedef uint64 simhash64;

@@ -1,6 +1,6 @@
 /*
  * test/fuzz/fuzz_index_pages.c: libFuzzer target for the page checks of the
- * simhash index (src/am_verify.c), the same functions the server runs on
+ * simhash index (src/core/index_pages.c), the same functions the server runs on
  * every page it reads through the index's structure.
  *
  * Structure-aware: the input chooses a page kind and the facts (tables,
@@ -12,7 +12,7 @@
  * read outside the page.
  *   make -C test/fuzz fuzz_index_pages && ./fuzz_index_pages -max_total_time=60
  */
-#include "am_verify.h"
+#include "index_pages.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
-#include "blocks.h"
+#include "core/blocks.h"
 
 PG_FUNCTION_INFO_V1(simhash_find_all);
 

@@ -1,5 +1,5 @@
 /*
- * am_verify.h
+ * src/core/index_pages.h
  *		Checks of simhash index pages as pure functions of a page image and
  *		a few facts from the metapage and the relation's size.  No
  *		PostgreSQL headers: the same checks run in the server (am_pages.c,

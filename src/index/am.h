@@ -50,7 +50,7 @@
 #include "storage/itemptr.h"
 #include "utils/relcache.h"
 
-#include "blocks.h"
+#include "core/blocks.h"
 
 #define SIMHASH_MAGIC			0x53485831	/* "SHX1" */
 #define SIMHASH_VERSION			1

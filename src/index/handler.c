@@ -11,7 +11,7 @@
 #include "utils/guc.h"
 
 #include "am.h"
-#include "dedup.h"
+#include "dedup/dedup.h"
 
 PG_FUNCTION_INFO_V1(simhash_handler);
 

@@ -23,8 +23,8 @@
 #include "storage/buffile.h"
 #include "utils/sortsupport.h"
 
-#include "blocks.h"
-#include "rowpairs.h"
+#include "core/blocks.h"
+#include "core/rowpairs.h"
 
 /* ---- dedup_read.c ---- */
 

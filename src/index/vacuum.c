@@ -16,7 +16,7 @@
 #include "utils/snapmgr.h"
 
 #include "am.h"
-#include "am_verify.h"
+#include "core/index_pages.h"
 
 /* a run is rewritten by VACUUM when this share of its entries is dead */
 #define SIMHASH_VACUUM_DEAD_FRACTION 0.1

@@ -9,7 +9,7 @@
 
 #include "utils/builtins.h"
 
-#include "vote.h"
+#include "core/vote.h"
 
 PG_FUNCTION_INFO_V1(simhash_agg_transfn);
 PG_FUNCTION_INFO_V1(simhash_agg_weighted_transfn);

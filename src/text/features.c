@@ -15,8 +15,8 @@
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
-#include "tfweight.h"
-#include "tokenizer.h"
+#include "core/tfweight.h"
+#include "core/tokenizer.h"
 
 PG_FUNCTION_INFO_V1(simhash_tokens);
 PG_FUNCTION_INFO_V1(simhash_shingle);

@@ -19,7 +19,7 @@
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
-#include "minhash.h"
+#include "core/minhash.h"
 
 PG_FUNCTION_INFO_V1(minhash_signature_in);
 PG_FUNCTION_INFO_V1(minhash_signature_out);

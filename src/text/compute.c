@@ -16,9 +16,9 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
-#include "tfweight.h"
-#include "tokenizer.h"
-#include "vote.h"
+#include "core/tfweight.h"
+#include "core/tokenizer.h"
+#include "core/vote.h"
 
 PG_FUNCTION_INFO_V1(simhash_compute_text);
 PG_FUNCTION_INFO_V1(simhash_compute_text_weighted);

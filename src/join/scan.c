@@ -98,9 +98,9 @@
 #include "utils/ruleutils.h"
 #include "utils/tuplestore.h"
 
-#include "blocks.h"
-#include "dedup.h"
-#include "planner.h"
+#include "core/blocks.h"
+#include "dedup/dedup.h"
+#include "types/planner.h"
 
 #define JOIN_NAME "SimhashJoin"
 

@@ -11,7 +11,7 @@
 #include "utils/array.h"
 #include "utils/memutils.h"
 
-#include "sentences.h"
+#include "core/sentences.h"
 
 PG_FUNCTION_INFO_V1(sentence_hashes);
 

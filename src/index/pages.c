@@ -16,7 +16,7 @@
 #include "utils/rel.h"
 
 #include "am.h"
-#include "am_verify.h"
+#include "core/index_pages.h"
 
 void
 simhash_init_page(Page page, uint16 kind, uint64 generation)
@@ -74,8 +74,8 @@ simhash_new_buffer(Relation index)
 	return buffer;
 }
 
-/* the on-disk layout that am_verify.h mirrors */
-StaticAssertDecl(SV_BLCKSZ == BLCKSZ, "am_verify.h assumes the block size");
+/* the on-disk layout that core/index_pages.h mirrors */
+StaticAssertDecl(SV_BLCKSZ == BLCKSZ, "core/index_pages.h assumes the block size");
 StaticAssertDecl(SV_PAGE_HEADER == MAXALIGN(SizeOfPageHeaderData), "page header size");
 StaticAssertDecl(SV_SPECIAL == MAXALIGN(sizeof(SimhashPageOpaqueData)), "special size");
 StaticAssertDecl(offsetof(PageHeaderData, pd_lower) == offsetof(SvPageHeader, lower) &&
@@ -191,7 +191,7 @@ generation_is_live(Relation index, uint64 generation)
 /*
  * Read page blkno of the index, lock it in mode, and check that it is a
  * page of this kind and generation whose fields are all in range
- * (am_verify.c).  The one way the index's pages are read through its
+ * (core/index_pages.c).  The one way the index's pages are read through its
  * structure.  When it is not:
  *	- with SIMHASH_READ_IF_OURS (walks that recycle pages), the page is
  *	  simply not the run's or list's any more: InvalidBuffer;

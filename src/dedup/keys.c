@@ -38,7 +38,7 @@
 #include "utils/tuplesort.h"
 #include "utils/tuplestore.h"
 
-#include "minhash.h"
+#include "core/minhash.h"
 
 PG_FUNCTION_INFO_V1(shared_key_pairs);
 PG_FUNCTION_INFO_V1(shared_key_pairs_typed);

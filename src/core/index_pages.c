@@ -1,12 +1,12 @@
 /*
- * am_verify.c
- *		Pure checks of simhash index pages (see am_verify.h): what a reader
+ * src/core/index_pages.c
+ *		Pure checks of simhash index pages (see index_pages.h): what a reader
  *		must know about a page before it uses a field of it to size a copy
  *		or a loop, or to find another page.  Cheap enough for every page a
  *		scan reads: a few comparisons, and one pass over a run header's
  *		trees (at most SV_MAX_INDEX_TABLES).
  */
-#include "am_verify.h"
+#include "index_pages.h"
 #include "blocks.h"
 
 #include <stddef.h>
