@@ -98,6 +98,9 @@ make -s install >&2 && rm -rf "$ubsan_tree"
 # issue #11: release files (META.json against the PGXN spec and the tree), client
 # adapters, the Debian package
 test/meta_check.pl >&2 && test/meta_check.pl --self-test >&2; record "release: META.json" $?
+# issue #12: the file map of doc/contributing.md names every file under src/, and
+# only files that exist (--self-test: an added file and a removed row are refused)
+test/filemap_check.pl >&2 && test/filemap_check.pl --self-test >&2; record "file map: doc/contributing.md" $?
 # the Debian package, built, installed (system directories) and installchecked: needs
 # root; SIMHASH_SKIP_PACKAGE=1 skips it (reported as skipped)
 skipped=""
