@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/join.sh: the radius join (join.c) against simhash_pairs and the index
+# bench/join.sh: the radius join (src/join/scan.c) against simhash_pairs and the index
 # nested loop, in one run on one table:
 #   bench/join.sh            N = 1,000,000 rows (about 5 minutes)
 #   bench/join.sh 10000000   N = 10,000,000 rows (the index nested loop is

@@ -1,6 +1,6 @@
 /*
  * test/fuzz/fuzz_input.c: libFuzzer target for every type input function,
- * text and binary (src/input.c, minhash_parse_text/_binary in minhash.c):
+ * text and binary (src/core/input.c, minhash_parse_text/_binary in src/core/minhash.c):
  * simhash64, simhash_distance, simhash_ball, minhash_signature.  The first
  * byte picks the parser, the rest is the input (NUL-terminated for the
  * text forms, as a cstring).  Checks: no out-of-bounds access (ASan), no

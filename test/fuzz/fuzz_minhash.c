@@ -1,6 +1,6 @@
 /*
  * test/fuzz/fuzz_minhash.c: libFuzzer target for the MinHash shingler
- * (char and term shingles) and signatures (src/minhash.c) on arbitrary
+ * (char and term shingles) and signatures (src/core/minhash.c) on arbitrary
  * bytes.  Checks: no out-of-bounds access or undefined behaviour; every
  * span inside the shingle text; each hash equal to hashing its span; the
  * shingle count that of the units (a text with fewer units than n_gram has

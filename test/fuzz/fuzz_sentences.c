@@ -1,6 +1,6 @@
 /*
  * test/fuzz/fuzz_sentences.c: libFuzzer target for the sentence splitter
- * and fingerprints (src/sentences.c) on arbitrary bytes.  Checks: no
+ * and fingerprints (src/core/sentences.c) on arbitrary bytes.  Checks: no
  * out-of-bounds access or undefined behaviour, at most n hashes, strictly
  * ascending (distinct), the same result when the work space is reused, and
  * no memory left behind (LeakSanitizer).

@@ -84,7 +84,7 @@ sub index_setup_sql
 
 	-- the head of the metapage (pageinspect; the offsets of nruns,
 	-- next_generation, pending.nentries and flushing.nentries in
-	-- SimhashMetaPageData, am.h, after the 24-byte page header)
+	-- SimhashMetaPageData, src/index/am.h, after the 24-byte page header)
 	CREATE FUNCTION u32(p bytea, o int) RETURNS bigint LANGUAGE sql IMMUTABLE AS \$\$
 		SELECT get_byte(p, o)::bigint | (get_byte(p, o + 1)::bigint << 8)
 		     | (get_byte(p, o + 2)::bigint << 16) | (get_byte(p, o + 3)::bigint << 24)

@@ -1,6 +1,6 @@
 /*
  * test_minhash.c: unit tests of MinHash signatures, shingling, band keys,
- * exact Jaccard and the LSH S-curve (src/minhash.c), outside the server.
+ * exact Jaccard and the LSH S-curve (src/core/minhash.c), outside the server.
  * Prints "N passed, N failed".
  */
 #include "minhash.h"

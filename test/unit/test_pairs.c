@@ -1,5 +1,5 @@
 /*
- * test_pairs.c: unit tests of the permuted-table search (src/blocks.c)
+ * test_pairs.c: unit tests of the permuted-table search (src/core/blocks.c)
  * outside the server: geometry, permutations, the radix sort, and find_all
  * against an O(n^2) reference on random, planted, clustered, identical and
  * chained inputs.  Prints "test_pairs: N passed, N failed".

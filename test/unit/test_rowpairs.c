@@ -1,5 +1,5 @@
 /*
- * test_rowpairs.c: unit tests of the keyed row-pair search (src/rowpairs.c)
+ * test_rowpairs.c: unit tests of the keyed row-pair search (src/core/rowpairs.c)
  * outside the server, against an O(n^2) reference: random rows with planted
  * clusters, exact duplicates, all-identical rows, chains; the whole search
  * and the split search of the table-scale jobs (rows split by bits of each

@@ -1,6 +1,6 @@
 /*
  * test_sentences.c: unit tests of the sentence fingerprints
- * (src/sentences.c) outside the server: boundaries, normalisation,
+ * (src/core/sentences.c) outside the server: boundaries, normalisation,
  * min_length in characters, repeated sentences, ties, the nshash edge
  * cases, and the pruned selection against a plain reference (every
  * sentence split by code points, normalised, sorted) on random texts.

@@ -1,5 +1,5 @@
 /*
- * test_tfweight.c: unit tests of the tf-weighted vote (src/tfweight.c)
+ * test_tfweight.c: unit tests of the tf-weighted vote (src/core/tfweight.c)
  * against a naive reference.  Prints "N passed, N failed".
  */
 #include "tfweight.h"

@@ -1,6 +1,6 @@
 /*
  * test_tokenizer.c: unit tests of the tokenizer and shingler
- * (src/tokenizer.c), outside the server.  Prints "N passed, N failed".
+ * (src/core/tokenizer.c), outside the server.  Prints "N passed, N failed".
  */
 #include "tokenizer.h"
 

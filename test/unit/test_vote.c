@@ -1,5 +1,5 @@
 /*
- * test_vote.c: unit tests of the bit vote (src/vote.c) against a naive
+ * test_vote.c: unit tests of the bit vote (src/core/vote.c) against a naive
  * reference, outside the server.  Prints "N passed, N failed".
  */
 #include "vote.h"
