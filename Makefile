@@ -4,9 +4,12 @@
 
 EXTENSION = simhash
 MODULE_big = simhash
-# Versions: 1.0 is frozen (tag v1.0); later changes go into upgrade scripts,
-# and the current version's install script is built from them (see the
-# header of sql/simhash--1.0--1.1.sql).
+# SQL scripts: sql/simhash.sql is the source of the current version's install
+# script sql/simhash--$(EXTVERSION).sql (built below).  Released scripts are
+# frozen (1.0: tag v1.0) and an upgrade script leads from each release to the
+# next.  Every SQL change goes into BOTH sql/simhash.sql and the upgrade script
+# to the next version; test/t/005_upgrade.pl proves that they agree (an
+# upgraded database has exactly the objects of a fresh install).
 EXTVERSION = 1.1
 DATA = sql/simhash--1.0.sql sql/simhash--1.0--1.1.sql
 DATA_built = sql/simhash--$(EXTVERSION).sql
@@ -48,8 +51,11 @@ EXTRA_CLEAN = build
 # PGXS does not track header dependencies here: rebuild on any header change
 $(OBJS): $(wildcard $(srcdir)/src/*.h $(srcdir)/src/*/*.h)
 
-# The install script of the current version: 1.0, then each upgrade in order,
-# without the upgrade scripts' \echo guard lines.
-sql/simhash--1.1.sql: sql/simhash--1.0.sql sql/simhash--1.0--1.1.sql
-	{ cat $(srcdir)/sql/simhash--1.0.sql; \
-	  sed '/^\\echo /d' $(srcdir)/sql/simhash--1.0--1.1.sql; } > $@
+# The install script of the current version, from its source: each line
+# "--@generate SCRIPT PART" of sql/simhash.sql is replaced by the output of
+# `sh sql/SCRIPT PART` (the simhash_distance operator grid; sh and awk only,
+# as the Debian package build has them).
+sql/simhash--$(EXTVERSION).sql: sql/simhash.sql sql/distance_grid.sh
+	awk -v dir='$(srcdir)/sql' '/^--@generate / { cmd = "sh " dir "/" $$2 " " $$3; \
+		while ((cmd | getline line) > 0) print line; if (close(cmd) != 0) exit 1; next } \
+		{ print }' $(srcdir)/sql/simhash.sql > $@ || { rm -f $@; exit 1; }

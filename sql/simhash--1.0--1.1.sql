@@ -1,11 +1,18 @@
 /* sql/simhash--1.0--1.1.sql: upgrade of the simhash extension from 1.0 to 1.1
  *
  * 1.0 (sql/simhash--1.0.sql, tag v1.0) is frozen.  Every change to an SQL
- * object since then is made here, in sections named after the issue that made
- * it; the install script of 1.1 (sql/simhash--1.1.sql) is built by the Makefile
- * as 1.0 followed by this file, so a fresh install and an upgraded one have the
- * same objects by construction.  Statements must be valid both ways: on a
- * database being upgraded and right after the 1.0 script in a fresh install.
+ * object since then is written TWICE:
+ *   - here, in a section of its own starting with "-- issue #N: <what>",
+ *     as statements that turn a 1.0 database into 1.1 (CREATE OR REPLACE,
+ *     DROP CAST + CREATE CAST, REVOKE, ...);
+ *   - in sql/simhash.sql, the ordered source of the 1.1 install script
+ *     (sql/simhash--1.1.sql, built by the Makefile), as the object's final
+ *     definition in the section of its family.
+ * test/t/005_upgrade.pl proves that they agree: a database upgraded from 1.0
+ * with this file must have exactly the objects of a fresh install (member
+ * objects, function definitions and attributes, a --binary-upgrade schema
+ * dump with comments and privileges).  Once 1.1 is released this file is
+ * frozen too, and the next change starts sql/simhash--1.1--1.2.sql.
  */
 
 \echo Use "ALTER EXTENSION simhash UPDATE TO '1.1'" to load this file. \quit
@@ -28,7 +35,8 @@
 -- Generated names: simhash_distance_<type>_<op>(simhash_distance, <type>)
 -- and simhash_<type>_distance_<op>(<type>, simhash_distance), <type> one of
 -- numeric, float8 (comparisons and arithmetic), int2, int4, int8, distance
--- (arithmetic); <op> lt le eq ge gt ne pl mi mul div.
+-- (arithmetic); <op> lt le eq ge gt ne pl mi mul div.  The install script
+-- gets the same objects from sql/distance_grid.sh.
 DO $$
 DECLARE
 	cmp constant text[] := ARRAY[

@@ -19,7 +19,7 @@
  * method 'n') are read locally, without a NOTICE.
  *
  * 2. The distributed search (simhash_pairs_citus / simhash_groups_citus,
- * PL/pgSQL in sql/simhash--1.0--1.1.sql, on the two C functions below).
+ * PL/pgSQL in sql/simhash.sql, on the two C functions below).
  * With m blocks and k = max_distance, two fingerprints within k bits differ
  * in at most k blocks, so they agree on one of blocks 0 .. k; find_all's
  * tables form k + 1 groups (simhash_table_group()), group g's tables all

@@ -5,7 +5,7 @@
  *		the simhash_distance type's input functions and cast from integer,
  *		which enforce its domain 0..64 (from 1.1; 1.0 used int4in, int4recv
  *		and a binary-coercible cast, which accepted any integer).  Output
- *		and comparisons reuse int4's functions (see sql/simhash--1.0.sql).
+ *		and comparisons reuse int4's functions (see sql/distance_grid.sh).
  */
 #include "simhash.h"
 

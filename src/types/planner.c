@@ -201,7 +201,7 @@ strip_relabel(Node *node)
  * The comparison a function implements, from its name: the functions the
  * support function is attached to are simhash_distance_<type>_<cmp>,
  * simhash_<type>_distance_<cmp> and simhash_distance_<cmp> (see
- * sql/simhash--1.0.sql).
+ * sql/distance_grid.sh, which generates them).
  */
 static DistanceCmp
 comparison_of(Oid funcid)
