@@ -50,13 +50,45 @@
  * dead entries.  Pages of replaced runs and lists are "retired" with the
  * next transaction id and recycled (free space map) only once no snapshot
  * can still be reading them; every page carries the generation of the run
- * or list it belongs to, and readers check it.
+ * or list it belongs to, and readers check it.  VACUUM truncates free pages
+ * at the end of the file when it can lock the index exclusively without
+ * waiting (vacuum.c); free pages inside it are reused through the FSM.
  *
  * Concurrency: the metapage lists the runs and pending lists; scans copy it
  * under a share lock and then read immutable pages.  Inserts append under
  * the metapage's exclusive lock.  Flushes, merges and VACUUM's changes are
  * serialised by a heavyweight lock on the metapage's block number.
  * Every change is WAL-logged with generic WAL records.
+ *
+ * Standby safety (issue #13): a scan on a hot standby copies the metapage
+ * and reads pages afterwards, as on the primary, but the primary's
+ * recycling horizon does not see standby snapshots (without
+ * hot_standby_feedback).  So before it frees the pages of retired runs and
+ * lists, simhash_recycle() WAL-logs the newest xid among them as a conflict
+ * horizon; replaying it, the standby resolves the conflict as for
+ * PostgreSQL's own indexes: it waits up to max_standby_streaming_delay for
+ * the queries whose snapshot's xmin is at or before the horizon, then
+ * cancels them with the standard "canceling statement due to conflict with
+ * recovery" (or terminates an idle session in a transaction).  Only then
+ * does it replay the freeing, so a standby scan never reads a recycled page
+ * (simhash_read_page()'s 40001 stays as a safety net).  The record is
+ * nbtree's XLOG_BTREE_REUSE_PAGE (RM_BTREE_ID), the one core record whose
+ * redo does nothing but ResolveRecoveryConflictWithSnapshotFullXid() for
+ * the record's database; it names the index's relfilenode and metapage
+ * block, which its redo does not touch.  The options weighed:
+ *	- a custom WAL resource manager (RegisterCustomRmgr, PostgreSQL 15) would
+ *	  carry a record of our own, but must be loaded through
+ *	  shared_preload_libraries on the primary and on every standby (else the
+ *	  standby cannot replay and stops): not for a user who only runs
+ *	  CREATE EXTENSION;
+ *	- generic WAL has no field for a horizon, and hot_standby_feedback or
+ *	  vacuum_defer_cleanup_age leave the problem to the user;
+ *	- nbtree's record (chosen) works with CREATE EXTENSION alone.  Its cost:
+ *	  it ties the extension to the server's nbtree record layout (compiled
+ *	  from the server's own nbtxlog.h, so each major version is a rebuild and
+ *	  a check of that redo), pg_waldump shows "Btree/REUSE_PAGE" for the
+ *	  simhash index, and the conflict is as coarse as nbtree's (every query
+ *	  of the database whose xmin is at or before the horizon).
  */
 #ifndef SIMHASH_AM_H
 #define SIMHASH_AM_H
@@ -113,6 +145,15 @@ typedef SimhashPageOpaqueData *SimhashPageOpaque;
 
 #define SimhashPageGetOpaque(page) \
 	((SimhashPageOpaque) PageGetSpecialPointer(page))
+
+/* Is the page free for reuse: never initialised, or marked free by us? */
+static inline bool
+simhash_page_is_free(Page page)
+{
+	return PageIsNew(page) ||
+		(SimhashPageGetOpaque(page)->page_id == SIMHASH_PAGE_ID &&
+		 SimhashPageGetOpaque(page)->kind == SIMHASH_FREE);
+}
 
 /* an index entry (leaves and pending pages) */
 typedef struct SimhashEntry

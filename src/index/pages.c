@@ -48,7 +48,6 @@ simhash_new_buffer(Relation index)
 	for (;;)
 	{
 		BlockNumber blkno = GetFreeIndexPage(index);
-		Page		page;
 
 		if (blkno == InvalidBlockNumber)
 			break;
@@ -57,10 +56,7 @@ simhash_new_buffer(Relation index)
 		buffer = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL, NULL);
 		if (ConditionalLockBuffer(buffer))
 		{
-			page = BufferGetPage(buffer);
-			if (PageIsNew(page) ||
-				(SimhashPageGetOpaque(page)->page_id == SIMHASH_PAGE_ID &&
-				 SimhashPageGetOpaque(page)->kind == SIMHASH_FREE))
+			if (simhash_page_is_free(BufferGetPage(buffer)))
 				return buffer;
 			LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
 		}

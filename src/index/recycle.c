@@ -8,9 +8,14 @@
  */
 #include "postgres.h"
 
+#include "access/nbtxlog.h"
+#include "access/rmgr.h"
 #include "access/transam.h"
+#include "access/xlog.h"
+#include "access/xloginsert.h"
 #include "miscadmin.h"
 #include "storage/indexfsm.h"
+#include "utils/rel.h"
 #include "utils/snapmgr.h"
 
 #include "am.h"
@@ -172,6 +177,32 @@ recycle_item(Relation index, const SimhashRetired *r, Recycler *rc, BlockNumber 
 }
 
 /*
+ * Tell hot standbys, before any page of the items about to be recycled is
+ * freed, the horizon those pages need: a standby query whose snapshot's
+ * xmin is at or before `latest` (the newest xid of the items) may still be
+ * reading them, so the standby must resolve the conflict before it
+ * replays the freeing.  The record is nbtree's XLOG_BTREE_REUSE_PAGE (the
+ * one record of core whose redo only resolves a snapshot conflict, see
+ * am.h for why this and not a custom resource manager); its block is the
+ * metapage's, which its redo does not touch.
+ */
+static void
+log_recycle_horizon(Relation index, FullTransactionId latest)
+{
+	xl_btree_reuse_page xlrec;
+
+	if (!RelationNeedsWAL(index) || !XLogStandbyInfoActive())
+		return;
+	memset(&xlrec, 0, sizeof(xlrec));
+	xlrec.node = index->rd_node;
+	xlrec.block = SIMHASH_METAPAGE_BLKNO;
+	xlrec.latestRemovedFullXid = latest;
+	XLogBeginInsert();
+	XLogRegisterData((char *) &xlrec, SizeOfBtreeReusePage);
+	XLogInsert(RM_BTREE_ID, XLOG_BTREE_REUSE_PAGE);
+}
+
+/*
  * Recycle retired runs and lists that no snapshot can see any more; returns
  * the number of pages freed.  The caller holds the heavyweight lock on the
  * metapage (VACUUM, with its strategy, or a flush).
@@ -183,16 +214,28 @@ simhash_recycle(Relation index, BufferAccessStrategy strategy)
 	SimhashMetaPageData meta;
 	Recycler	rc = {strategy, 0};
 	int			kept = 0;
+	bool		any = false;
+	FullTransactionId latest = InvalidFullTransactionId;
+	bool		recyclable[SIMHASH_MAX_RETIRED];
 	GenericXLogState *state;
 	Page		page;
 
 	simhash_read_meta(index, &meta);
 	for (int i = 0; i < meta.nretired; i++)
 	{
+		recyclable[i] = GlobalVisCheckRemovableFullXid(NULL, meta.retired[i].xid);
+		if (recyclable[i] && (!any || FullTransactionIdFollows(meta.retired[i].xid, latest)))
+			latest = meta.retired[i].xid;
+		any |= recyclable[i];
+	}
+	if (any)
+		log_recycle_horizon(index, latest);
+	for (int i = 0; i < meta.nretired; i++)
+	{
 		SimhashRetired *r = &meta.retired[i];
 		BlockNumber depth = 0;
 
-		if (!GlobalVisCheckRemovableFullXid(NULL, r->xid))
+		if (!recyclable[i])
 		{
 			meta.retired[kept++] = *r;
 			continue;

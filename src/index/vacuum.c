@@ -11,6 +11,7 @@
 #include "postgres.h"
 
 #include "access/transam.h"
+#include "catalog/storage.h"
 #include "commands/vacuum.h"
 #include "miscadmin.h"
 #include "storage/indexfsm.h"
@@ -23,6 +24,9 @@
 
 /* a run is rewritten by VACUUM when this share of its entries is dead */
 #define SIMHASH_VACUUM_DEAD_FRACTION 0.1
+
+/* free pages at the end of the index worth a truncation (or 1/16 of it) */
+#define SIMHASH_TRUNCATE_MIN 1000
 
 /*
  * Which entries are dead: VACUUM's callback, asked once per entry in the
@@ -286,8 +290,7 @@ reclaim_pages(Relation index, BufferAccessStrategy strategy)
 
 		page = BufferGetPage(buffer);
 		opaque = SimhashPageGetOpaque(page);
-		is_free = PageIsNew(page) ||
-			(opaque->page_id == SIMHASH_PAGE_ID && opaque->kind == SIMHASH_FREE);
+		is_free = simhash_page_is_free(page);
 		if (!is_free && opaque->page_id == SIMHASH_PAGE_ID)
 		{
 			if (opaque->kind == SIMHASH_RETIRED_PAGE)
@@ -317,6 +320,52 @@ reclaim_pages(Relation index, BufferAccessStrategy strategy)
 	pfree(live.pages);
 }
 
+/* The number of blocks left once the free pages at the end are cut off. */
+static BlockNumber
+without_free_tail(Relation index, BlockNumber nblocks, BufferAccessStrategy strategy)
+{
+	BlockNumber keep;
+
+	for (keep = nblocks; keep > SIMHASH_METAPAGE_BLKNO + 1; keep--)
+	{
+		Buffer		buffer = simhash_lock_block(index, keep - 1, BUFFER_LOCK_SHARE, strategy);
+		bool		is_free = simhash_page_is_free(BufferGetPage(buffer));
+
+		UnlockReleaseBuffer(buffer);
+		if (!is_free)
+			break;
+		vacuum_delay_point();
+	}
+	return keep;
+}
+
+/*
+ * Give the free pages at the end of the index back to the file system,
+ * where that is safe and worth it.  Safe: under an AccessExclusiveLock on
+ * the index, taken without waiting (as VACUUM truncates a table), so that
+ * no backend reads or allocates pages meanwhile.  Worth it: the lock is
+ * WAL-logged and conflicts with every standby query using the index, so it
+ * is taken only when a first look, without it, finds at least
+ * SIMHASH_TRUNCATE_MIN free pages at the end (or a sixteenth of the index).
+ * Free pages inside the index stay in the free space map for reuse.
+ */
+static void
+truncate_free_tail(Relation index, BufferAccessStrategy strategy)
+{
+	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+	BlockNumber keep = without_free_tail(index, nblocks, strategy);
+
+	if (nblocks - keep < Min(SIMHASH_TRUNCATE_MIN, Max(nblocks / 16, 1)))
+		return;
+	if (!ConditionalLockRelation(index, AccessExclusiveLock))
+		return;
+	nblocks = RelationGetNumberOfBlocks(index);
+	keep = without_free_tail(index, nblocks, strategy);
+	if (keep < nblocks)
+		RelationTruncate(index, keep);
+	UnlockRelation(index, AccessExclusiveLock);
+}
+
 /*
  * amvacuumcleanup: recycle what no snapshot sees any more, find orphaned
  * pages, flush the pending list and rewrite runs with many dead entries.
@@ -337,7 +386,10 @@ simhash_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	(void) simhash_recycle(index, info->strategy);
 	reclaim_pages(index, info->strategy);
 	UnlockPage(index, SIMHASH_METAPAGE_BLKNO, ExclusiveLock);
+	/* the merge below takes its pages from the map: searches start at the top */
+	IndexFreeSpaceMapVacuum(index);
 	simhash_flush_and_merge(index, true, false, SIMHASH_VACUUM_DEAD_FRACTION);
+	truncate_free_tail(index, info->strategy);
 	IndexFreeSpaceMapVacuum(index);
 
 	simhash_read_meta(index, &meta);
