@@ -11,6 +11,7 @@
 #include "postgres.h"
 
 #include "access/transam.h"
+#include "access/xact.h"
 #include "catalog/storage.h"
 #include "commands/vacuum.h"
 #include "miscadmin.h"
@@ -347,7 +348,8 @@ without_free_tail(Relation index, BlockNumber nblocks, BufferAccessStrategy stra
  * WAL-logged and conflicts with every standby query using the index, so it
  * is taken only when a first look, without it, finds at least
  * SIMHASH_TRUNCATE_MIN free pages at the end (or a sixteenth of the index).
- * Free pages inside the index stay in the free space map for reuse.
+ * Not during a parallel VACUUM (no xid may be assigned there).  Free pages
+ * inside the index stay in the free space map for reuse.
  */
 static void
 truncate_free_tail(Relation index, BufferAccessStrategy strategy)
@@ -356,6 +358,9 @@ truncate_free_tail(Relation index, BufferAccessStrategy strategy)
 	BlockNumber keep = without_free_tail(index, nblocks, strategy);
 
 	if (nblocks - keep < Min(SIMHASH_TRUNCATE_MIN, Max(nblocks / 16, 1)))
+		return;
+	/* the lock's WAL record needs an xid: none in a parallel VACUUM */
+	if (IsInParallelMode())
 		return;
 	if (!ConditionalLockRelation(index, AccessExclusiveLock))
 		return;
