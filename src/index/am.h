@@ -1,9 +1,30 @@
 /*
  * am.h
- *		The simhash index access method: page layout and the declarations
- *		shared by its callbacks (am_build.c, am_insert.c, am_scan.c,
- *		am_vacuum.c, am_cost.c, am_validate.c, am_check.c) and by the run
- *		and page code (am_runs.c, am_pages.c).
+ *		The simhash index access method: its design (this comment is its one
+ *		write-up; other documents point here), page layout, and the
+ *		declarations shared by its files:
+ *
+ *	handler.c	the handler (callbacks, properties) and the reloptions
+ *	build.c		CREATE INDEX: read the table, write one run (chunks merged)
+ *	insert.c	aminsert: append to the pending list, flush when it is long
+ *	scan.c		index and bitmap scans, ordered scans by distance rings
+ *	vacuum.c	ambulkdelete and amvacuumcleanup
+ *	cost.c		amcostestimate
+ *	validate.c	amvalidate
+ *	check.c		simhash_index_check()
+ *	pages.c		page initialisation and allocation, the page-access helper
+ *				(simhash_read_page(), chains of pages), the metapage, the
+ *				pending list
+ *	recycle.c	retiring replaced runs and lists, recycling their pages
+ *	run_write.c	writing runs (a static B+tree per table) and lists
+ *	run_read.c	reading runs and lists, walking a run's pages
+ *	merge.c		the streaming merge of runs
+ *	probe.c		searching runs (probes) and lists
+ *	policy.c	the flush and merge policy (merge_from()) and the flush
+ *	tidset.c	a sorted set of (TID, hash): the dead entries of a run
+ * and core/index_pages.c, the pure checks of a page image (fuzzed).
+ * Dependencies go one way: the callbacks -> policy -> merge -> run_read /
+ * run_write -> pages; recycle -> run_read; vacuum -> recycle, policy.
  *
  * Design (Manku, Jain and Das Sarma 2007, as an LSM tree):
  *
@@ -29,13 +50,45 @@
  * dead entries.  Pages of replaced runs and lists are "retired" with the
  * next transaction id and recycled (free space map) only once no snapshot
  * can still be reading them; every page carries the generation of the run
- * or list it belongs to, and readers check it.
+ * or list it belongs to, and readers check it.  VACUUM truncates free pages
+ * at the end of the file when it can lock the index exclusively without
+ * waiting (vacuum.c); free pages inside it are reused through the FSM.
  *
  * Concurrency: the metapage lists the runs and pending lists; scans copy it
  * under a share lock and then read immutable pages.  Inserts append under
  * the metapage's exclusive lock.  Flushes, merges and VACUUM's changes are
  * serialised by a heavyweight lock on the metapage's block number.
  * Every change is WAL-logged with generic WAL records.
+ *
+ * Standby safety (issue #13): a scan on a hot standby copies the metapage
+ * and reads pages afterwards, as on the primary, but the primary's
+ * recycling horizon does not see standby snapshots (without
+ * hot_standby_feedback).  So before it frees the pages of retired runs and
+ * lists, simhash_recycle() WAL-logs the newest xid among them as a conflict
+ * horizon; replaying it, the standby resolves the conflict as for
+ * PostgreSQL's own indexes: it waits up to max_standby_streaming_delay for
+ * the queries whose snapshot's xmin is at or before the horizon, then
+ * cancels them with the standard "canceling statement due to conflict with
+ * recovery" (or terminates an idle session in a transaction).  Only then
+ * does it replay the freeing, so a standby scan never reads a recycled page
+ * (simhash_read_page()'s 40001 stays as a safety net).  The record is
+ * nbtree's XLOG_BTREE_REUSE_PAGE (RM_BTREE_ID), the one core record whose
+ * redo does nothing but ResolveRecoveryConflictWithSnapshotFullXid() for
+ * the record's database; it names the index's relfilenode and metapage
+ * block, which its redo does not touch.  The options weighed:
+ *	- a custom WAL resource manager (RegisterCustomRmgr, PostgreSQL 15) would
+ *	  carry a record of our own, but must be loaded through
+ *	  shared_preload_libraries on the primary and on every standby (else the
+ *	  standby cannot replay and stops): not for a user who only runs
+ *	  CREATE EXTENSION;
+ *	- generic WAL has no field for a horizon, and hot_standby_feedback or
+ *	  vacuum_defer_cleanup_age leave the problem to the user;
+ *	- nbtree's record (chosen) works with CREATE EXTENSION alone.  Its cost:
+ *	  it ties the extension to the server's nbtree record layout (compiled
+ *	  from the server's own nbtxlog.h, so each major version is a rebuild and
+ *	  a check of that redo), pg_waldump shows "Btree/REUSE_PAGE" for the
+ *	  simhash index, and the conflict is as coarse as nbtree's (every query
+ *	  of the database whose xmin is at or before the horizon).
  */
 #ifndef SIMHASH_AM_H
 #define SIMHASH_AM_H
@@ -92,6 +145,15 @@ typedef SimhashPageOpaqueData *SimhashPageOpaque;
 
 #define SimhashPageGetOpaque(page) \
 	((SimhashPageOpaque) PageGetSpecialPointer(page))
+
+/* Is the page free for reuse: never initialised, or marked free by us? */
+static inline bool
+simhash_page_is_free(Page page)
+{
+	return PageIsNew(page) ||
+		(SimhashPageGetOpaque(page)->page_id == SIMHASH_PAGE_ID &&
+		 SimhashPageGetOpaque(page)->kind == SIMHASH_FREE);
+}
 
 /* an index entry (leaves and pending pages) */
 typedef struct SimhashEntry
@@ -207,29 +269,59 @@ typedef struct SimhashOptions
 	int			max_distance;
 } SimhashOptions;
 
-/* ---- am_pages.c ---- */
+/* ---- pages.c: page initialisation, the page-access helper, metapage ---- */
 extern void simhash_init_page(Page page, uint16 kind, uint64 generation);
 extern Buffer simhash_new_buffer(Relation index);
+extern Buffer simhash_lock_block(Relation index, BlockNumber blkno, int mode,
+								 BufferAccessStrategy strategy);
 
 /* how simhash_read_page() treats a page that is not the one expected */
 #define SIMHASH_READ_IF_OURS		0x01	/* return InvalidBuffer */
 #define SIMHASH_READ_META_LOCKED	0x02	/* caller holds the metapage's lock */
 
 extern Buffer simhash_read_page(Relation index, BlockNumber blkno, int mode,
-								uint16 kind, uint64 generation, int flags);
+								uint16 kind, uint64 generation, int flags,
+								BufferAccessStrategy strategy);
 extern bool simhash_block_exists(Relation index, BlockNumber blkno);
 extern void simhash_chain_step(Relation index, BlockNumber *steps, BlockNumber blkno);
+
+/* a walk along a chain of pages (the leaves of a tree, or a list) */
+typedef struct SimhashChain
+{
+	Relation	index;
+	BufferAccessStrategy strategy;
+	uint16		kind;
+	int			mode;			/* buffer lock mode */
+	int			flags;			/* of simhash_read_page() */
+	uint64		generation;
+	BlockNumber blkno;			/* the page last returned */
+	BlockNumber next;			/* the page to return next */
+	BlockNumber steps;			/* pages read (a cycle is corruption) */
+} SimhashChain;
+
+extern void simhash_chain_begin(SimhashChain *chain, Relation index, BlockNumber first,
+								uint16 kind, uint64 generation, int mode, int flags,
+								BufferAccessStrategy strategy);
+extern Buffer simhash_chain_next(SimhashChain *chain);
 extern void simhash_report_corrupt(Relation index, BlockNumber blkno,
 								   const char *problem) pg_attribute_noreturn();
 extern void simhash_init_metapage(Page page, int nblocks, int max_distance, int ntables);
 extern Buffer simhash_lock_meta(Relation index, int mode);
 extern void simhash_read_meta(Relation index, SimhashMetaPageData *meta);
+extern void simhash_log_meta(Relation index, Buffer metabuf, const SimhashMetaPageData *meta);
 extern void simhash_meta_blocks(const SimhashMetaPageData *meta, SimhashBlocks *blocks);
 extern uint64 simhash_list_append(Relation index, uint64 hash, ItemPointer tid, bool isnull);
+
+/* ---- recycle.c: retiring replaced runs and lists, recycling their pages ---- */
 extern void simhash_retire(Relation index, SimhashMetaPageData *meta,
 						   BlockNumber head, uint16 kind, uint64 generation);
+extern BlockNumber simhash_recycle(Relation index, BufferAccessStrategy strategy);
+extern void simhash_free_page(Relation index, BlockNumber blkno,
+							  BufferAccessStrategy strategy);
+extern SimhashRetired *simhash_read_retired_page(Relation index, BlockNumber blkno,
+												 int *n, BufferAccessStrategy strategy);
 
-/* ---- am_runs.c ---- */
+/* ---- run_write.c: writing runs and lists ---- */
 
 /* entries to write as a run (arrays of n, in any order) */
 typedef struct SimhashRunInput
@@ -246,18 +338,119 @@ typedef enum SimhashWriteMode
 	SIMHASH_WRITE_LOGGED
 } SimhashWriteMode;
 
+/* the pages of one run or list being written */
+typedef struct SimhashRunWriter
+{
+	Relation	index;
+	SimhashWriteMode mode;
+	uint64		generation;
+	uint32		npages;			/* pages written */
+} SimhashRunWriter;
+
+/*
+ * One tree being written, entry by entry in its table's order: leaves are
+ * filled and linked as they come, and their first keys collected for the
+ * inner levels, written by simhash_tree_end().
+ */
+typedef struct SimhashTreeWriter
+{
+	SimhashRunWriter *w;
+	PGAlignedBlock image;		/* the leaf being filled */
+	Buffer		cur;			/* its buffer, InvalidBuffer before the first */
+	int			count;			/* entries in it */
+	SimhashInnerItem *level;	/* (first key, leaf) of every leaf */
+	size_t		nlevel;
+	size_t		caplevel;
+	uint64		nentries;
+} SimhashTreeWriter;
+
+/* room to sort n entries for one table (simhash_table_sort()) */
+typedef struct SimhashSortSpace
+{
+	uint64	   *keys;			/* the permuted hashes, sorted */
+	uint32	   *order;			/* their positions in the input */
+	uint64	   *tmpkeys;
+	uint32	   *tmporder;
+} SimhashSortSpace;
+
+extern void simhash_run_input_reserve(SimhashRunInput *in, size_t n);
+extern void simhash_sort_space_alloc(SimhashSortSpace *space, size_t n);
+extern void simhash_sort_space_free(SimhashSortSpace *space);
+extern void simhash_writer_init(SimhashRunWriter *w, Relation index,
+								SimhashWriteMode mode, uint64 generation);
+extern Buffer simhash_run_header_begin(SimhashRunWriter *w, Page image, int ntables);
+extern void simhash_run_header_end(SimhashRunWriter *w, Buffer buffer, Page image);
+extern void simhash_finish_page(SimhashRunWriter *w, Buffer buffer, Page image);
+extern void simhash_tree_begin(SimhashTreeWriter *tw, SimhashRunWriter *w);
+extern void simhash_tree_add(SimhashTreeWriter *tw, uint64 hash, ItemPointer tid, uint64 key);
+extern BlockNumber simhash_tree_end(SimhashTreeWriter *tw, uint16 *height);
 extern BlockNumber simhash_write_run(Relation index, const SimhashBlocks *blocks,
 									 const SimhashRunInput *input, uint64 generation,
 									 SimhashWriteMode mode);
-extern BlockNumber simhash_merge_runs(Relation index, const SimhashBlocks *blocks,
-									  const SimhashRunRef *runs, int nruns,
-									  const SimhashRunInput *list, uint64 generation,
-									  SimhashWriteMode mode, uint64 *nentries);
+extern void simhash_write_list(Relation index, const SimhashRunInput *input,
+							   uint16 flags, SimhashList *list, SimhashWriteMode mode);
+
+/* ---- run_read.c: reading runs and lists, visiting a run's pages ---- */
+extern SimhashRunHeader *simhash_read_run_header(Relation index, BlockNumber blkno,
+												 uint64 generation,
+												 BufferAccessStrategy strategy);
+extern BlockNumber simhash_descend(Relation index, const SimhashRunTree *tree,
+								   uint64 generation, uint64 prefix, uint64 mask,
+								   BufferAccessStrategy strategy);
+
+/* The leftmost leaf of a tree (of a checked run header). */
+static inline BlockNumber
+simhash_leftmost_leaf(Relation index, const SimhashRunTree *tree, uint64 generation,
+					  BufferAccessStrategy strategy)
+{
+	return simhash_descend(index, tree, generation, 0, 0, strategy);
+}
+
+/* receives the entries of each page of a chain */
+typedef void (*SimhashEntriesFn) (const SimhashEntry *entries, int n, void *arg);
+extern void simhash_walk_chain(Relation index, BlockNumber first, uint16 kind,
+							   uint64 generation, SimhashEntriesFn fn, void *arg);
 extern void simhash_read_run_entries(Relation index, const SimhashRunRef *run,
 									 SimhashRunInput *out, bool skip_dead);
 extern void simhash_read_list_entries(Relation index, const SimhashList *list,
 									  SimhashRunInput *out, bool skip_dead);
-extern void simhash_run_input_reserve(SimhashRunInput *in, size_t n);
+
+/* callback over every page of a run (for recycling) */
+typedef void (*SimhashPageVisitor) (Relation index, BlockNumber blkno, void *arg);
+extern void simhash_visit_run_pages(Relation index, BlockNumber header,
+									uint64 generation, SimhashPageVisitor visit,
+									void *arg, BufferAccessStrategy strategy);
+
+/* ---- tidset.c: a sorted set of (TID, hash) pairs, the dead entries ---- */
+typedef struct SimhashTidSetItem
+{
+	ItemPointerData tid;
+	bool		used;			/* taken (simhash_tidset_take()) */
+	uint64		hash;
+} SimhashTidSetItem;
+
+typedef struct SimhashTidSet
+{
+	SimhashTidSetItem *items;
+	size_t		n;
+	size_t		cap;
+	bool		sorted;			/* simhash_tidset_sort() since the last add */
+} SimhashTidSet;
+
+extern void simhash_tidset_add(SimhashTidSet *set, ItemPointer tid, uint64 hash);
+extern void simhash_tidset_sort(SimhashTidSet *set);
+extern bool simhash_tidset_contains(const SimhashTidSet *set, ItemPointer tid);
+extern bool simhash_tidset_take(SimhashTidSet *set, ItemPointer tid, uint64 hash);
+extern void simhash_tidset_reset(SimhashTidSet *set);
+extern void simhash_tidset_free(SimhashTidSet *set);
+
+/* ---- merge.c: the streaming merge of runs ---- */
+extern BlockNumber simhash_merge_runs(Relation index, const SimhashBlocks *blocks,
+									  const SimhashRunRef *runs, int nruns,
+									  const SimhashRunInput *list, uint64 generation,
+									  SimhashWriteMode mode, uint64 *nentries);
+
+/* ---- probe.c: searching runs and lists ---- */
 
 /* receives matching entries (a scan filters and batches them) */
 typedef struct SimhashMatches
@@ -266,28 +459,16 @@ typedef struct SimhashMatches
 	void	   *arg;
 } SimhashMatches;
 
-extern void simhash_matches_add(SimhashMatches *m, ItemPointer tid, uint64 hash);
 extern void simhash_search_run(Relation index, const SimhashBlocks *blocks,
 							   const SimhashRunRef *run, uint64 center, int radius,
 							   SimhashMatches *out);
 extern void simhash_search_list(Relation index, const SimhashList *list,
 								uint64 center, int radius, SimhashMatches *out);
-extern int	simhash_probe_distance(const SimhashBlocks *blocks, int radius);
 extern bool simhash_search_reads_all(const SimhashBlocks *blocks, int radius, uint64 nentries);
-extern void simhash_write_list(Relation index, const SimhashRunInput *input,
-							   uint16 flags, SimhashList *list, SimhashWriteMode mode);
+
+/* ---- policy.c: when to flush the pending list and which runs to merge ---- */
 extern void simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 									double dead_fraction);
-
-/* callback over every page of a run (for recycling and checks) */
-typedef void (*SimhashPageVisitor) (Relation index, BlockNumber blkno, void *arg);
-extern void simhash_visit_run_pages(Relation index, BlockNumber header,
-									uint64 generation, SimhashPageVisitor visit,
-									void *arg);
-extern BlockNumber simhash_leftmost_leaf(Relation index, const SimhashRunTree *tree,
-										 uint64 generation);
-extern SimhashRunHeader *simhash_read_run_header(Relation index, BlockNumber blkno,
-												 uint64 generation);
 
 /* ---- callbacks ---- */
 extern IndexBuildResult *simhash_build(Relation heap, Relation index, IndexInfo *indexInfo);
@@ -306,7 +487,6 @@ extern IndexBulkDeleteResult *simhash_bulkdelete(IndexVacuumInfo *info,
 												 IndexBulkDeleteResult *stats,
 												 IndexBulkDeleteCallback callback,
 												 void *callback_state);
-extern BlockNumber simhash_recycle(Relation index);
 extern IndexBulkDeleteResult *simhash_vacuumcleanup(IndexVacuumInfo *info,
 													IndexBulkDeleteResult *stats);
 extern void simhash_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,

@@ -1,6 +1,6 @@
 /*
- * am_build.c
- *		CREATE INDEX for the simhash access method: read the heap once,
+ * build.c
+ *		CREATE INDEX for the simhash access method (design: am.h): read the heap once,
  *		collect (hash, TID) of every non-NULL row, and write them as one
  *		run (sorted per table); WAL for the new pages at the end.  Within
  *		maintenance_work_mem: each chunk that fills it is written as a run,
@@ -64,15 +64,15 @@ write_chunk(BuildState *bs)
 static void
 free_build_page(Relation index, BlockNumber blkno, void *arg)
 {
-	Buffer		buffer = ReadBuffer(index, blkno);
+	Buffer		buffer = simhash_lock_block(index, blkno, BUFFER_LOCK_EXCLUSIVE, NULL);
 
-	LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
 	simhash_init_page(BufferGetPage(buffer), SIMHASH_FREE, 0);
 	MarkBufferDirty(buffer);
 	UnlockReleaseBuffer(buffer);
 	RecordFreeIndexPage(index, blkno);
 }
 
+/* Collect one row of the table: into the nulls, or the current chunk. */
 static void
 build_callback(Relation index, ItemPointer tid, Datum *values,
 			   bool *isnull, bool tupleIsAlive, void *state)
@@ -104,6 +104,7 @@ build_callback(Relation index, ItemPointer tid, Datum *values,
 	bs->indtuples += 1;
 }
 
+/* The index's reloption blocks (which 0) or max_distance (which 1). */
 static int
 index_option(Relation index, int which)
 {
@@ -114,6 +115,7 @@ index_option(Relation index, int which)
 	return opts ? opts->max_distance : SIMHASH_DEFAULT_MAX_DISTANCE;
 }
 
+/* Write the metapage of an empty index (its WAL: the build's, at the end). */
 static void
 write_metapage(Relation index, ForkNumber fork, const SimhashBlocks *blocks)
 {
@@ -181,7 +183,7 @@ simhash_build(Relation heap, Relation index, IndexInfo *indexInfo)
 										generation, SIMHASH_WRITE_BUILD, &nentries);
 			for (int i = 0; i < bs.nchunks; i++)
 				simhash_visit_run_pages(index, bs.chunks[i].header, bs.chunks[i].generation,
-										free_build_page, NULL);
+										free_build_page, NULL, NULL);
 			IndexFreeSpaceMapVacuum(index);
 		}
 

@@ -1,5 +1,5 @@
 /*
- * am_check.c
+ * check.c
  *		simhash_index_check(index regclass, heapallindexed boolean): verify
  *		a simhash index's invariants, and optionally that every live heap
  *		tuple has its entry (like amcheck's heapallindexed).  Raises an
@@ -48,6 +48,7 @@ typedef struct TreeSummary
 	uint64		first_key;
 } TreeSummary;
 
+/* An order-independent checksum term of an entry (hash and TID). */
 static uint64
 entry_checksum(const SimhashEntry *e)
 {
@@ -66,7 +67,7 @@ check_tree(Relation index, BlockNumber blkno, int height, uint64 generation,
 {
 	Buffer		buffer = simhash_read_page(index, blkno, BUFFER_LOCK_SHARE,
 										   height > 0 ? SIMHASH_INNER : SIMHASH_LEAF,
-										   generation, 0);
+										   generation, 0, NULL);
 	Page		page = BufferGetPage(buffer);
 	TreeSummary sum = {0, 0, 0};
 
@@ -133,29 +134,23 @@ check_tree(Relation index, BlockNumber blkno, int height, uint64 generation,
 static uint64
 check_list(Relation index, const SimhashList *list, const char *what, bool growing)
 {
-	BlockNumber blkno = list->head;
+	SimhashChain chain;
+	Buffer		buffer;
 	uint64		count = 0;
 	bool		passed_tail = (list->head == InvalidBlockNumber);
-	BlockNumber steps = 0;
 
-	while (blkno != InvalidBlockNumber)
+	simhash_chain_begin(&chain, index, list->head, SIMHASH_PENDING, list->generation,
+						BUFFER_LOCK_SHARE, 0, NULL);
+	while (BufferIsValid(buffer = simhash_chain_next(&chain)))
 	{
-		Buffer		buffer;
-		Page		page;
-
-		simhash_chain_step(index, &steps, blkno);
-		buffer = simhash_read_page(index, blkno, BUFFER_LOCK_SHARE, SIMHASH_PENDING,
-								   list->generation, 0);
-		page = BufferGetPage(buffer);
-		count += SimhashPageItems(page);
-		if (blkno == list->tail)
+		count += SimhashPageItems(BufferGetPage(buffer));
+		if (chain.blkno == list->tail)
 			passed_tail = true;
-		if (SimhashPageGetOpaque(page)->next == InvalidBlockNumber && !passed_tail)
+		if (chain.next == InvalidBlockNumber && !passed_tail)
 			corrupt(index, "The %s list ends at block %u, before its tail %u.",
-					what, blkno, list->tail);
-		if (blkno == list->tail && !growing && SimhashPageGetOpaque(page)->next != InvalidBlockNumber)
+					what, chain.blkno, list->tail);
+		if (chain.blkno == list->tail && !growing && chain.next != InvalidBlockNumber)
 			corrupt(index, "The %s list goes on after its tail %u.", what, list->tail);
-		blkno = SimhashPageGetOpaque(page)->next;
 		UnlockReleaseBuffer(buffer);
 		CHECK_FOR_INTERRUPTS();
 	}
@@ -195,6 +190,7 @@ typedef struct HeapCheckState
 	uint64		missing;
 } HeapCheckState;
 
+/* heapallindexed: is this live heap tuple's entry in the index? */
 static void
 heap_check_callback(Relation index, ItemPointer tid, Datum *values,
 					bool *isnull, bool tupleIsAlive, void *state)
@@ -310,7 +306,7 @@ simhash_index_check(PG_FUNCTION_ARGS)
 	{
 		const SimhashRunRef *run = &meta.runs[r];
 		SimhashRunHeader *header = simhash_read_run_header(index, run->header,
-														   run->generation);
+														   run->generation, NULL);
 		TreeSummary first = {0, 0, 0};
 
 		if (header->nentries != run->nentries || (int) header->ntables != meta.ntables)

@@ -1,8 +1,9 @@
 /*
- * am_cost.c
- *		Cost estimate of a simhash index scan: the generic estimate (pages
- *		and tuples in proportion to the selectivity of the <@ clauses),
- *		plus the probes: for each table of each run, a descent of its tree.
+ * cost.c
+ *		Cost estimate of a simhash index scan (design: am.h): the generic
+ *		estimate (pages and tuples in proportion to the selectivity of the
+ *		<@ clauses), plus the probes: for each table of each run, a descent
+ *		of its tree.
  */
 #include "postgres.h"
 

@@ -1,5 +1,5 @@
 /*
- * am_handler.c
+ * handler.c
  *		The simhash access method's handler (its callbacks and properties)
  *		and its reloptions: blocks (m) and max_distance (k).
  */

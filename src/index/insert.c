@@ -1,6 +1,6 @@
 /*
- * am_insert.c
- *		Inserting into a simhash index: append to the pending list; when
+ * insert.c
+ *		Inserting into a simhash index (design: am.h): append to the pending list; when
  *		it is long, sort it into a run (and merge runs) unless another
  *		backend is already doing so.
  */

@@ -1,8 +1,10 @@
 /*
- * am_pages.c
- *		Pages of the simhash index: initialisation and checks, allocation
- *		(reusing recycled pages), the metapage, the pending list that
- *		inserts append to, and retiring replaced runs and lists.
+ * pages.c
+ *		Pages of the simhash index (layout and design: am.h): initialisation,
+ *		allocation (reusing recycled pages), the one way pages are read
+ *		(simhash_read_page(): read, lock, check kind and generation, with a
+ *		buffer access strategy) and walks along chains of them, the
+ *		metapage, and the pending list that inserts append to.
  */
 #include "postgres.h"
 
@@ -18,6 +20,7 @@
 #include "am.h"
 #include "core/index_pages.h"
 
+/* Initialise a page of the given kind and generation. */
 void
 simhash_init_page(Page page, uint16 kind, uint64 generation)
 {
@@ -45,19 +48,15 @@ simhash_new_buffer(Relation index)
 	for (;;)
 	{
 		BlockNumber blkno = GetFreeIndexPage(index);
-		Page		page;
 
 		if (blkno == InvalidBlockNumber)
 			break;
 		if (!simhash_block_exists(index, blkno))
 			continue;			/* the map is not crash-safe */
-		buffer = ReadBuffer(index, blkno);
+		buffer = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL, NULL);
 		if (ConditionalLockBuffer(buffer))
 		{
-			page = BufferGetPage(buffer);
-			if (PageIsNew(page) ||
-				(SimhashPageGetOpaque(page)->page_id == SIMHASH_PAGE_ID &&
-				 SimhashPageGetOpaque(page)->kind == SIMHASH_FREE))
+			if (simhash_page_is_free(BufferGetPage(buffer)))
 				return buffer;
 			LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
 		}
@@ -71,6 +70,22 @@ simhash_new_buffer(Relation index)
 	LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
 	if (needLock)
 		UnlockRelationForExtension(index, ExclusiveLock);
+	return buffer;
+}
+
+/*
+ * Block blkno of the index, read through strategy (VACUUM's ring, or NULL)
+ * and locked in mode, unchecked: for pages about to be overwritten, and for
+ * VACUUM's pass over every block.  Pages reached through the index's
+ * structure are read with simhash_read_page().
+ */
+Buffer
+simhash_lock_block(Relation index, BlockNumber blkno, int mode,
+				   BufferAccessStrategy strategy)
+{
+	Buffer		buffer = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL, strategy);
+
+	LockBuffer(buffer, mode);
 	return buffer;
 }
 
@@ -189,7 +204,8 @@ generation_is_live(Relation index, uint64 generation)
 }
 
 /*
- * Read page blkno of the index, lock it in mode, and check that it is a
+ * Read page blkno of the index through strategy (VACUUM passes its
+ * info->strategy, everyone else NULL), lock it in mode, and check that it is a
  * page of this kind and generation whose fields are all in range
  * (core/index_pages.c).  The one way the index's pages are read through its
  * structure.  When it is not:
@@ -207,7 +223,7 @@ generation_is_live(Relation index, uint64 generation)
  */
 Buffer
 simhash_read_page(Relation index, BlockNumber blkno, int mode, uint16 kind,
-				  uint64 generation, int flags)
+				  uint64 generation, int flags, BufferAccessStrategy strategy)
 {
 	SimhashCache *cache = index_cache(index);
 	Buffer		buffer;
@@ -227,8 +243,7 @@ simhash_read_page(Relation index, BlockNumber blkno, int mode, uint16 kind,
 
 		simhash_read_meta(index, &meta);	/* sets cache->ntables */
 	}
-	buffer = ReadBuffer(index, blkno);
-	LockBuffer(buffer, mode);
+	buffer = simhash_lock_block(index, blkno, mode, strategy);
 	facts.ntables = cache->ntables;
 	facts.nblocks = cache->nblocks;
 	verdict = sv_check_page(BufferGetPage(buffer), kind, generation, &facts, &problem);
@@ -264,6 +279,53 @@ simhash_read_page(Relation index, BlockNumber blkno, int mode, uint16 kind,
 	return InvalidBuffer;		/* keep compiler quiet */
 }
 
+/*
+ * Start a walk along the chain of pages from first (InvalidBlockNumber: an
+ * empty chain), each of this kind and generation, read as
+ * simhash_read_page() does.
+ */
+void
+simhash_chain_begin(SimhashChain *chain, Relation index, BlockNumber first,
+					uint16 kind, uint64 generation, int mode, int flags,
+					BufferAccessStrategy strategy)
+{
+	chain->index = index;
+	chain->strategy = strategy;
+	chain->kind = kind;
+	chain->mode = mode;
+	chain->flags = flags;
+	chain->generation = generation;
+	chain->blkno = InvalidBlockNumber;
+	chain->next = first;
+	chain->steps = 0;
+}
+
+/*
+ * The next page of the chain, locked and checked (the caller unlocks and
+ * releases it), or InvalidBuffer at its end (and, with
+ * SIMHASH_READ_IF_OURS, at a page that is no longer the chain's).
+ */
+Buffer
+simhash_chain_next(SimhashChain *chain)
+{
+	Buffer		buffer;
+
+	if (chain->next == InvalidBlockNumber)
+		return InvalidBuffer;
+	simhash_chain_step(chain->index, &chain->steps, chain->next);
+	buffer = simhash_read_page(chain->index, chain->next, chain->mode, chain->kind,
+							   chain->generation, chain->flags, chain->strategy);
+	if (!BufferIsValid(buffer))
+	{
+		chain->next = InvalidBlockNumber;
+		return InvalidBuffer;
+	}
+	chain->blkno = chain->next;
+	chain->next = SimhashPageGetOpaque(BufferGetPage(buffer))->next;
+	return buffer;
+}
+
+/* Initialise the metapage of an empty index. */
 void
 simhash_init_metapage(Page page, int nblocks, int max_distance, int ntables)
 {
@@ -302,9 +364,8 @@ check_meta(Relation index, Page page)
 Buffer
 simhash_lock_meta(Relation index, int mode)
 {
-	Buffer		buffer = ReadBuffer(index, SIMHASH_METAPAGE_BLKNO);
+	Buffer		buffer = simhash_lock_block(index, SIMHASH_METAPAGE_BLKNO, mode, NULL);
 
-	LockBuffer(buffer, mode);
 	check_meta(index, BufferGetPage(buffer));
 	return buffer;
 }
@@ -319,6 +380,18 @@ simhash_read_meta(Relation index, SimhashMetaPageData *meta)
 	UnlockReleaseBuffer(buffer);
 }
 
+/* Write *meta to the metapage (locked exclusively by the caller), logged. */
+void
+simhash_log_meta(Relation index, Buffer metabuf, const SimhashMetaPageData *meta)
+{
+	GenericXLogState *state = GenericXLogStart(index);
+	Page		page = GenericXLogRegisterBuffer(state, metabuf, 0);
+
+	memcpy(SimhashPageGetMeta(page), meta, sizeof(SimhashMetaPageData));
+	GenericXLogFinish(state);
+}
+
+/* The permuted-block geometry of the index, from its metapage. */
 void
 simhash_meta_blocks(const SimhashMetaPageData *meta, SimhashBlocks *blocks)
 {
@@ -356,7 +429,7 @@ simhash_list_append(Relation index, uint64 hash, ItemPointer tid, bool isnull)
 	{
 		tailbuf = simhash_read_page(index, list->tail, BUFFER_LOCK_EXCLUSIVE,
 									SIMHASH_PENDING, list->generation,
-									SIMHASH_READ_META_LOCKED);
+									SIMHASH_READ_META_LOCKED, NULL);
 		if (SimhashPageGetOpaque(BufferGetPage(tailbuf))->next != InvalidBlockNumber)
 			simhash_report_corrupt(index, list->tail, "The tail of a list has a next page.");
 		if (SimhashPageItems(BufferGetPage(tailbuf)) >= (int) SIMHASH_PAGE_ITEMS)
@@ -404,50 +477,4 @@ simhash_list_append(Relation index, uint64 hash, ItemPointer tid, bool isnull)
 		UnlockReleaseBuffer(tailbuf);
 	UnlockReleaseBuffer(metabuf);
 	return appended;
-}
-
-/*
- * Put a replaced run or list on the metapage's retired list, to be
- * recycled by VACUUM once no snapshot taken before now remains.  The
- * caller holds the metapage exclusively and logs *meta.  When the list is
- * full, its items move to a new page, listed as one item whose xid is the
- * latest of theirs (recycling it then is safe for all of them).
- */
-void
-simhash_retire(Relation index, SimhashMetaPageData *meta, BlockNumber head,
-			   uint16 kind, uint64 generation)
-{
-	SimhashRetired *r;
-
-	if (head == InvalidBlockNumber)
-		return;
-	if (meta->nretired >= SIMHASH_MAX_RETIRED)
-	{
-		Buffer		buffer = simhash_new_buffer(index);
-		GenericXLogState *state = GenericXLogStart(index);
-		Page		page = GenericXLogRegisterBuffer(state, buffer, GENERIC_XLOG_FULL_IMAGE);
-		FullTransactionId latest = meta->retired[0].xid;
-
-		simhash_init_page(page, SIMHASH_RETIRED_PAGE, 0);
-		memcpy(SimhashPageRetired(page), meta->retired,
-			   meta->nretired * sizeof(SimhashRetired));
-		((PageHeader) page)->pd_lower += meta->nretired * sizeof(SimhashRetired);
-		for (int i = 1; i < meta->nretired; i++)
-			if (FullTransactionIdFollows(meta->retired[i].xid, latest))
-				latest = meta->retired[i].xid;
-		GenericXLogFinish(state);
-		meta->retired[0].head = BufferGetBlockNumber(buffer);
-		meta->retired[0].kind = SIMHASH_RETIRED_MORE;
-		meta->retired[0].pad = 0;
-		meta->retired[0].xid = latest;
-		meta->retired[0].generation = 0;
-		meta->nretired = 1;
-		UnlockReleaseBuffer(buffer);
-	}
-	r = &meta->retired[meta->nretired++];
-	r->head = head;
-	r->kind = kind;
-	r->pad = 0;
-	r->xid = ReadNextFullTransactionId();
-	r->generation = generation;
 }

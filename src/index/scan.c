@@ -1,6 +1,6 @@
 /*
- * am_scan.c
- *		Scanning a simhash index: for `h <@ simhash_ball(center, radius)`,
+ * scan.c
+ *		Scanning a simhash index (design: am.h): for `h <@ simhash_ball(center, radius)`,
  *		search every run (probing its tables) and read the pending lists,
  *		keep entries within every ball of the scan keys, and return the
  *		heap TIDs once each, in TID order (amgettuple) or as a bitmap; for
@@ -68,6 +68,7 @@ typedef struct SimhashScanOpaqueData
 
 typedef SimhashScanOpaqueData *SimhashScanOpaque;
 
+/* Free a batch's keys or sort (the batch is empty and closed after). */
 static void
 batch_end(Batch *b)
 {
@@ -87,6 +88,7 @@ batch_begin(Batch *b)
 	b->open = true;
 }
 
+/* Add a key to the batch, spilling to a tuplesort past work_mem. */
 static void
 batch_add(Batch *b, uint64 key)
 {
@@ -115,6 +117,7 @@ batch_add(Batch *b, uint64 key)
 	b->keys[b->n++] = key;
 }
 
+/* qsort order of the keys: unsigned. */
 static int
 key_cmp(const void *a, const void *b)
 {

@@ -1,13 +1,18 @@
 /*
- * am_vacuum.c
- *		VACUUM of a simhash index: mark the entries of dead heap tuples (in
- *		every table of every run, and in the pending lists), recycle pages
- *		of replaced runs and lists once no snapshot can read them, flush
- *		the pending list and rewrite runs that have many dead entries.
+ * vacuum.c
+ *		VACUUM for the simhash index (design: am.h): mark the entries of dead
+ *		heap tuples (in every table of every run, and in the pending lists),
+ *		recycle pages of replaced runs and lists once no snapshot can read
+ *		them (recycle.c), give orphaned pages back, flush the pending list
+ *		and rewrite runs that have many dead entries (policy.c).  Every page
+ *		is read through VACUUM's buffer access strategy, as PostgreSQL's own
+ *		indexes do.
  */
 #include "postgres.h"
 
 #include "access/transam.h"
+#include "access/xact.h"
+#include "catalog/storage.h"
 #include "commands/vacuum.h"
 #include "miscadmin.h"
 #include "storage/indexfsm.h"
@@ -21,96 +26,55 @@
 /* a run is rewritten by VACUUM when this share of its entries is dead */
 #define SIMHASH_VACUUM_DEAD_FRACTION 0.1
 
+/* free pages at the end of the index worth a truncation (or 1/16 of it) */
+#define SIMHASH_TRUNCATE_MIN 1000
+
 /*
  * Which entries are dead: VACUUM's callback, asked once per entry in the
- * first tree of a run (and in the lists); the TIDs it reports are kept,
- * sorted, so that the run's other trees are marked without asking again.
+ * first tree of a run (and in the lists); the TIDs it reports are kept in
+ * a sorted set, so that the run's other trees are marked without asking
+ * again.
  */
-typedef struct DeadSet
+typedef struct DeadMarker
 {
 	IndexBulkDeleteCallback callback;
 	void	   *callback_state;
 	bool		collect;		/* ask the callback, and remember dead TIDs */
-	ItemPointerData *tids;		/* when !collect: the dead TIDs, sorted */
-	size_t		n;
-	size_t		cap;
-} DeadSet;
+	SimhashTidSet tids;			/* when !collect: the dead TIDs, sorted */
+} DeadMarker;
 
-static void
-remember(DeadSet *d, ItemPointer tid)
-{
-	if (d->n >= d->cap)
-	{
-		d->cap = Max(d->cap * 2, 256);
-		d->tids = d->tids ? repalloc_huge(d->tids, d->cap * sizeof(ItemPointerData))
-			: palloc_extended(d->cap * sizeof(ItemPointerData), MCXT_ALLOC_HUGE);
-	}
-	d->tids[d->n++] = *tid;
-}
-
+/* Is the heap tuple at tid dead? */
 static bool
-is_dead(DeadSet *d, ItemPointer tid)
+is_dead(DeadMarker *d, ItemPointer tid)
 {
-	if (d->collect)
-	{
-		if (!d->callback(tid, d->callback_state))
-			return false;
-		remember(d, tid);
-		return true;
-	}
-	else
-	{
-		size_t		lo = 0,
-					hi = d->n;
-
-		while (lo < hi)
-		{
-			size_t		mid = (lo + hi) / 2;
-			int			c = ItemPointerCompare(&d->tids[mid], tid);
-
-			if (c == 0)
-				return true;
-			if (c < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+	if (!d->collect)
+		return simhash_tidset_contains(&d->tids, tid);
+	if (!d->callback(tid, d->callback_state))
 		return false;
-	}
+	simhash_tidset_add(&d->tids, tid, 0);
+	return true;
 }
 
+/* Mark the dead entries of a page (locked exclusively); returns how many. */
 static int
-tid_cmp(const void *a, const void *b)
+mark_page(Relation index, Buffer buffer, DeadMarker *marker, double *live)
 {
-	return ItemPointerCompare((ItemPointer) a, (ItemPointer) b);
-}
-
-/* Mark the dead entries of one page; returns how many were marked. */
-static int
-mark_page(Relation index, BlockNumber blkno, uint16 kind, uint64 generation,
-		  DeadSet *deadset, double *live, BlockNumber *next)
-{
-	Buffer		buffer = simhash_read_page(index, blkno, BUFFER_LOCK_EXCLUSIVE,
-										   kind, generation, 0);
 	Page		page = BufferGetPage(buffer);
-	SimhashEntry *entries;
-	int			n,
+	SimhashEntry *entries = SimhashPageEntries(page);
+	int			n = SimhashPageItems(page),
 				ndead = 0;
-	bool	   *dead;
+	bool	   *dead = palloc0(n * sizeof(bool));
 
-	entries = SimhashPageEntries(page);
-	n = SimhashPageItems(page);
-	dead = palloc0(n * sizeof(bool));
 	for (int i = 0; i < n; i++)
 	{
 		if (entries[i].flags & SIMHASH_ENTRY_DEAD)
 		{
 			/* marked before, maybe by a VACUUM that crashed half-way */
-			if (deadset->collect)
-				remember(deadset, &entries[i].tid);
+			if (marker->collect)
+				simhash_tidset_add(&marker->tids, &entries[i].tid, 0);
 			continue;
 		}
-		if (is_dead(deadset, &entries[i].tid))
+		if (is_dead(marker, &entries[i].tid))
 		{
 			dead[i] = true;
 			ndead++;
@@ -129,23 +93,25 @@ mark_page(Relation index, BlockNumber blkno, uint16 kind, uint64 generation,
 				entries[i].flags |= SIMHASH_ENTRY_DEAD;
 		GenericXLogFinish(state);
 	}
-	*next = SimhashPageGetOpaque(page)->next;
-	UnlockReleaseBuffer(buffer);
 	pfree(dead);
 	return ndead;
 }
 
+/* Mark the dead entries of a chain of leaves or list pages. */
 static uint64
-mark_chain(Relation index, BlockNumber blkno, uint16 kind, uint64 generation,
-		   DeadSet *deadset, double *live)
+mark_chain(Relation index, BlockNumber first, uint16 kind, uint64 generation,
+		   DeadMarker *marker, double *live, BufferAccessStrategy strategy)
 {
+	SimhashChain chain;
+	Buffer		buffer;
 	uint64		ndead = 0;
-	BlockNumber steps = 0;
 
-	while (blkno != InvalidBlockNumber)
+	simhash_chain_begin(&chain, index, first, kind, generation,
+						BUFFER_LOCK_EXCLUSIVE, 0, strategy);
+	while (BufferIsValid(buffer = simhash_chain_next(&chain)))
 	{
-		simhash_chain_step(index, &steps, blkno);
-		ndead += mark_page(index, blkno, kind, generation, deadset, live, &blkno);
+		ndead += mark_page(index, buffer, marker, live);
+		UnlockReleaseBuffer(buffer);
 		vacuum_delay_point();
 	}
 	return ndead;
@@ -153,10 +119,12 @@ mark_chain(Relation index, BlockNumber blkno, uint16 kind, uint64 generation,
 
 /* Record in the run's header how many of its entries are marked dead. */
 static void
-set_run_dead(Relation index, const SimhashRunRef *run, uint64 ndead)
+set_run_dead(Relation index, const SimhashRunRef *run, uint64 ndead,
+			 BufferAccessStrategy strategy)
 {
 	Buffer		buffer = simhash_read_page(index, run->header, BUFFER_LOCK_EXCLUSIVE,
-										   SIMHASH_RUN_HEADER, run->generation, 0);
+										   SIMHASH_RUN_HEADER, run->generation, 0,
+										   strategy);
 	GenericXLogState *state;
 	Page		page;
 
@@ -167,208 +135,72 @@ set_run_dead(Relation index, const SimhashRunRef *run, uint64 ndead)
 	UnlockReleaseBuffer(buffer);
 }
 
+/* ambulkdelete: mark the entries of dead heap tuples dead, in every tree. */
 IndexBulkDeleteResult *
 simhash_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 				   IndexBulkDeleteCallback callback, void *callback_state)
 {
 	Relation	index = info->index;
+	BufferAccessStrategy strategy = info->strategy;
 	SimhashMetaPageData meta;
 	double		live = 0;
+	DeadMarker	marker;
 
 	if (stats == NULL)
 		stats = (IndexBulkDeleteResult *) palloc0(sizeof(IndexBulkDeleteResult));
+	memset(&marker, 0, sizeof(marker));
+	marker.callback = callback;
+	marker.callback_state = callback_state;
 
 	/* no flush or merge may copy entries while we mark them */
 	LockPage(index, SIMHASH_METAPAGE_BLKNO, ExclusiveLock);
 	simhash_read_meta(index, &meta);
 	for (int i = 0; i < meta.nruns; i++)
 	{
-		SimhashRunHeader *header = simhash_read_run_header(index, meta.runs[i].header,
-														   meta.runs[i].generation);
+		const SimhashRunRef *run = &meta.runs[i];
+		SimhashRunHeader *header = simhash_read_run_header(index, run->header,
+														   run->generation, strategy);
 		uint64		ndead = 0;
-		DeadSet		deadset = {callback, callback_state, true, NULL, 0, 0};
 
+		marker.collect = true;
 		for (uint32 t = 0; t < header->ntables; t++)
 		{
 			double		ignored = 0;
 			BlockNumber leaf = simhash_leftmost_leaf(index, &header->trees[t],
-													 meta.runs[i].generation);
-			uint64		marked = mark_chain(index, leaf, SIMHASH_LEAF,
-											meta.runs[i].generation, &deadset,
-											t == 0 ? &live : &ignored);
+													 run->generation, strategy);
+			uint64		marked = mark_chain(index, leaf, SIMHASH_LEAF, run->generation,
+											&marker, t == 0 ? &live : &ignored,
+											strategy);
 
 			if (t == 0)
 			{
 				ndead = marked;
-				if (deadset.n == 0)
+				if (marker.tids.n == 0)
 					break;		/* nothing dead in this run */
-				qsort(deadset.tids, deadset.n, sizeof(ItemPointerData), tid_cmp);
-				deadset.collect = false;
+				simhash_tidset_sort(&marker.tids);
+				marker.collect = false;
 			}
 		}
 		/* all dead entries of the first tree: marked now or before */
 		if (ndead > 0)
-			set_run_dead(index, &meta.runs[i], deadset.n);
-		if (deadset.tids)
-			pfree(deadset.tids);
+			set_run_dead(index, run, marker.tids.n, strategy);
+		simhash_tidset_free(&marker.tids);
 		pfree(header);
 		stats->tuples_removed += ndead;
 	}
-	{
-		DeadSet		deadset = {callback, callback_state, true, NULL, 0, 0};
-
-		stats->tuples_removed += mark_chain(index, meta.flushing.head, SIMHASH_PENDING,
-											meta.flushing.generation, &deadset, &live);
-		stats->tuples_removed += mark_chain(index, meta.pending.head, SIMHASH_PENDING,
-											meta.pending.generation, &deadset, &live);
-		stats->tuples_removed += mark_chain(index, meta.nulls.head, SIMHASH_PENDING,
-											meta.nulls.generation, &deadset, &live);
-		if (deadset.tids)
-			pfree(deadset.tids);
-	}
+	marker.collect = true;
+	stats->tuples_removed += mark_chain(index, meta.flushing.head, SIMHASH_PENDING,
+										meta.flushing.generation, &marker, &live, strategy);
+	stats->tuples_removed += mark_chain(index, meta.pending.head, SIMHASH_PENDING,
+										meta.pending.generation, &marker, &live, strategy);
+	stats->tuples_removed += mark_chain(index, meta.nulls.head, SIMHASH_PENDING,
+										meta.nulls.generation, &marker, &live, strategy);
+	simhash_tidset_free(&marker.tids);
 	UnlockPage(index, SIMHASH_METAPAGE_BLKNO, ExclusiveLock);
 
 	stats->num_index_tuples = live;
 	stats->estimated_count = false;
 	return stats;
-}
-
-/* Mark a page free (WAL-logged) and give it to the free space map. */
-static void
-free_page(Relation index, BlockNumber blkno, void *arg)
-{
-	Buffer		buffer = ReadBuffer(index, blkno);
-	GenericXLogState *state;
-	Page		page;
-
-	LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
-	state = GenericXLogStart(index);
-	page = GenericXLogRegisterBuffer(state, buffer, GENERIC_XLOG_FULL_IMAGE);
-	simhash_init_page(page, SIMHASH_FREE, 0);
-	GenericXLogFinish(state);
-	UnlockReleaseBuffer(buffer);
-	RecordFreeIndexPage(index, blkno);
-	(*(BlockNumber *) arg)++;
-}
-
-/*
- * Free a list's pages, head first.  Stop at a page that is not (any more)
- * the list's: the rest, if any, are found as orphans by reclaim_pages().
- */
-static void
-free_chain(Relation index, BlockNumber blkno, uint64 generation, BlockNumber *count)
-{
-	BlockNumber steps = 0;
-
-	while (blkno != InvalidBlockNumber)
-	{
-		Buffer		buffer;
-		BlockNumber next;
-
-		simhash_chain_step(index, &steps, blkno);
-		buffer = simhash_read_page(index, blkno, BUFFER_LOCK_SHARE, SIMHASH_PENDING,
-								   generation, SIMHASH_READ_IF_OURS);
-		if (!BufferIsValid(buffer))
-			break;
-		next = SimhashPageGetOpaque(BufferGetPage(buffer))->next;
-		UnlockReleaseBuffer(buffer);
-		free_page(index, blkno, count);
-		blkno = next;
-	}
-}
-
-/*
- * The items of a page of retired items (a palloc'd copy), or NULL if the
- * page is not one any more (recycled before a crash lost the metapage).
- */
-static SimhashRetired *
-read_retired_page(Relation index, BlockNumber blkno, int *n)
-{
-	Buffer		buffer = simhash_read_page(index, blkno, BUFFER_LOCK_SHARE,
-										   SIMHASH_RETIRED_PAGE, 0, SIMHASH_READ_IF_OURS);
-	Page		page;
-	SimhashRetired *items;
-
-	if (!BufferIsValid(buffer))
-		return NULL;
-	page = BufferGetPage(buffer);
-	/* items of sizeof(SimhashRetired), not of 16 bytes (SimhashPageItems) */
-	*n = sv_page_items(page, SIMHASH_RETIRED_PAGE);
-	items = palloc(Max(*n, 1) * sizeof(SimhashRetired));
-	memcpy(items, SimhashPageRetired(page), *n * sizeof(SimhashRetired));
-	UnlockReleaseBuffer(buffer);
-	for (int i = 0; i < *n; i++)
-		if (!simhash_block_exists(index, items[i].head) ||
-			!sv_retired_ok((SvRetired *) &items[i], MaxBlockNumber))
-			simhash_report_corrupt(index, blkno, "A retired item is out of range.");
-	return items;
-}
-
-static void
-recycle_item(Relation index, const SimhashRetired *r, BlockNumber *freed,
-			 BlockNumber *depth)
-{
-	if (r->kind == SIMHASH_RETIRED_RUN)
-		simhash_visit_run_pages(index, r->head, r->generation, free_page, freed);
-	else if (r->kind == SIMHASH_RETIRED_LIST)
-		free_chain(index, r->head, r->generation, freed);
-	else
-	{
-		int			n;
-		SimhashRetired *items = read_retired_page(index, r->head, &n);
-
-		if (items == NULL)
-			return;				/* recycled before a crash lost the metapage */
-
-		/* pages of items nest: a cycle would never end */
-		check_stack_depth();
-		simhash_chain_step(index, depth, r->head);
-		for (int i = 0; i < n; i++)
-			recycle_item(index, &items[i], freed, depth);
-		pfree(items);
-		free_page(index, r->head, freed);
-	}
-}
-
-/*
- * Recycle retired runs and lists that no snapshot can see any more.  The
- * caller holds the heavyweight lock on the metapage (VACUUM, or a flush).
- */
-BlockNumber
-simhash_recycle(Relation index)
-{
-	Buffer		metabuf;
-	SimhashMetaPageData meta;
-	BlockNumber freed = 0;
-	int			kept = 0;
-	GenericXLogState *state;
-	Page		page;
-
-	simhash_read_meta(index, &meta);
-	for (int i = 0; i < meta.nretired; i++)
-	{
-		SimhashRetired *r = &meta.retired[i];
-		BlockNumber depth = 0;
-
-		if (!GlobalVisCheckRemovableFullXid(NULL, r->xid))
-		{
-			meta.retired[kept++] = *r;
-			continue;
-		}
-		recycle_item(index, r, &freed, &depth);
-	}
-	if (kept != meta.nretired)
-	{
-		metabuf = simhash_lock_meta(index, BUFFER_LOCK_EXCLUSIVE);
-		state = GenericXLogStart(index);
-		page = GenericXLogRegisterBuffer(state, metabuf, 0);
-		/* only the holder of the heavyweight lock changes the retired list */
-		memcpy(SimhashPageGetMeta(page)->retired, meta.retired, sizeof(meta.retired));
-		SimhashPageGetMeta(page)->nretired = kept;
-		GenericXLogFinish(state);
-		UnlockReleaseBuffer(metabuf);
-	}
-	return freed;
 }
 
 /* generations (and pages of retired items) that are still referenced */
@@ -381,6 +213,7 @@ typedef struct LiveSet
 	int			cap;
 } LiveSet;
 
+/* Add a live generation, or (page valid) a live page of retired items. */
 static void
 live_add(LiveSet *live, uint64 generation, BlockNumber page)
 {
@@ -396,14 +229,15 @@ live_add(LiveSet *live, uint64 generation, BlockNumber page)
 		live->generations[live->ngenerations++] = generation;
 }
 
+/* Add what a retired item keeps referenced (its pages of items, nested). */
 static void
 live_add_retired(Relation index, LiveSet *live, const SimhashRetired *r,
-				 BlockNumber *depth)
+				 BlockNumber *depth, BufferAccessStrategy strategy)
 {
 	if (r->kind == SIMHASH_RETIRED_MORE)
 	{
 		int			n;
-		SimhashRetired *items = read_retired_page(index, r->head, &n);
+		SimhashRetired *items = simhash_read_retired_page(index, r->head, &n, strategy);
 
 		if (items == NULL)
 			return;				/* recycled already */
@@ -411,7 +245,7 @@ live_add_retired(Relation index, LiveSet *live, const SimhashRetired *r,
 		simhash_chain_step(index, depth, r->head);
 		live_add(live, 0, r->head);
 		for (int i = 0; i < n; i++)
-			live_add_retired(index, live, &items[i], depth);
+			live_add_retired(index, live, &items[i], depth, strategy);
 		pfree(items);
 	}
 	else
@@ -430,8 +264,6 @@ reclaim_pages(Relation index, BufferAccessStrategy strategy)
 	SimhashMetaPageData meta;
 	LiveSet		live;
 	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
-	BlockNumber freed = 0;
-
 	simhash_read_meta(index, &meta);
 	live.cap = 64;
 	live.generations = palloc(live.cap * sizeof(uint64));
@@ -446,22 +278,20 @@ reclaim_pages(Relation index, BufferAccessStrategy strategy)
 	{
 		BlockNumber depth = 0;
 
-		live_add_retired(index, &live, &meta.retired[i], &depth);
+		live_add_retired(index, &live, &meta.retired[i], &depth, strategy);
 	}
 
 	for (BlockNumber blkno = SIMHASH_METAPAGE_BLKNO + 1; blkno < nblocks; blkno++)
 	{
-		Buffer		buffer = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL, strategy);
+		Buffer		buffer = simhash_lock_block(index, blkno, BUFFER_LOCK_SHARE, strategy);
 		Page		page;
 		SimhashPageOpaque opaque;
 		bool		referenced = false;
 		bool		is_free;
 
-		LockBuffer(buffer, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buffer);
 		opaque = SimhashPageGetOpaque(page);
-		is_free = PageIsNew(page) ||
-			(opaque->page_id == SIMHASH_PAGE_ID && opaque->kind == SIMHASH_FREE);
+		is_free = simhash_page_is_free(page);
 		if (!is_free && opaque->page_id == SIMHASH_PAGE_ID)
 		{
 			if (opaque->kind == SIMHASH_RETIRED_PAGE)
@@ -484,13 +314,67 @@ reclaim_pages(Relation index, BufferAccessStrategy strategy)
 		if (is_free)
 			RecordFreeIndexPage(index, blkno);
 		else if (!referenced)
-			free_page(index, blkno, &freed);
+			simhash_free_page(index, blkno, strategy);
 		vacuum_delay_point();
 	}
 	pfree(live.generations);
 	pfree(live.pages);
 }
 
+/* The number of blocks left once the free pages at the end are cut off. */
+static BlockNumber
+without_free_tail(Relation index, BlockNumber nblocks, BufferAccessStrategy strategy)
+{
+	BlockNumber keep;
+
+	for (keep = nblocks; keep > SIMHASH_METAPAGE_BLKNO + 1; keep--)
+	{
+		Buffer		buffer = simhash_lock_block(index, keep - 1, BUFFER_LOCK_SHARE, strategy);
+		bool		is_free = simhash_page_is_free(BufferGetPage(buffer));
+
+		UnlockReleaseBuffer(buffer);
+		if (!is_free)
+			break;
+		vacuum_delay_point();
+	}
+	return keep;
+}
+
+/*
+ * Give the free pages at the end of the index back to the file system,
+ * where that is safe and worth it.  Safe: under an AccessExclusiveLock on
+ * the index, taken without waiting (as VACUUM truncates a table), so that
+ * no backend reads or allocates pages meanwhile.  Worth it: the lock is
+ * WAL-logged and conflicts with every standby query using the index, so it
+ * is taken only when a first look, without it, finds at least
+ * SIMHASH_TRUNCATE_MIN free pages at the end (or a sixteenth of the index).
+ * Not during a parallel VACUUM (no xid may be assigned there).  Free pages
+ * inside the index stay in the free space map for reuse.
+ */
+static void
+truncate_free_tail(Relation index, BufferAccessStrategy strategy)
+{
+	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+	BlockNumber keep = without_free_tail(index, nblocks, strategy);
+
+	if (nblocks - keep < Min(SIMHASH_TRUNCATE_MIN, Max(nblocks / 16, 1)))
+		return;
+	/* the lock's WAL record needs an xid: none in a parallel VACUUM */
+	if (IsInParallelMode())
+		return;
+	if (!ConditionalLockRelation(index, AccessExclusiveLock))
+		return;
+	nblocks = RelationGetNumberOfBlocks(index);
+	keep = without_free_tail(index, nblocks, strategy);
+	if (keep < nblocks)
+		RelationTruncate(index, keep);
+	UnlockRelation(index, AccessExclusiveLock);
+}
+
+/*
+ * amvacuumcleanup: recycle what no snapshot sees any more, find orphaned
+ * pages, flush the pending list and rewrite runs with many dead entries.
+ */
 IndexBulkDeleteResult *
 simhash_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 {
@@ -504,10 +388,13 @@ simhash_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 
 	/* no flush, merge or marking meanwhile */
 	LockPage(index, SIMHASH_METAPAGE_BLKNO, ExclusiveLock);
-	(void) simhash_recycle(index);
+	(void) simhash_recycle(index, info->strategy);
 	reclaim_pages(index, info->strategy);
 	UnlockPage(index, SIMHASH_METAPAGE_BLKNO, ExclusiveLock);
+	/* the merge below takes its pages from the map: searches start at the top */
+	IndexFreeSpaceMapVacuum(index);
 	simhash_flush_and_merge(index, true, false, SIMHASH_VACUUM_DEAD_FRACTION);
+	truncate_free_tail(index, info->strategy);
 	IndexFreeSpaceMapVacuum(index);
 
 	simhash_read_meta(index, &meta);

@@ -1,5 +1,5 @@
 /*
- * am_validate.c
+ * validate.c
  *		amvalidate for the simhash access method: an operator class may
  *		have the search operator <@ (simhash64, simhash_ball) as strategy 1
  *		and the ordering operator <~> (simhash64, simhash64) as strategy 2,

@@ -158,7 +158,10 @@ $round->($_, 1) for 1 .. 6;
 $node->safe_psql('postgres', 'VACUUM churn');	# finds the free pages again
 $round->($_, 0) for 7 .. 12;
 note "churn_h pages after each round (crash after rounds 1-6): @pages";
-cmp_ok($pages[11], '<=', 1.1 * $pages[6], 'after the crashes, a VACUUM lets later rounds reuse pages: no growth');
+# (the VACUUM may also truncate free pages at the end, so the size after
+# round 7 can be a low point: compare with the largest of rounds 7..9)
+my ($settled) = sort { $b <=> $a } @pages[6 .. 8];
+cmp_ok($pages[11], '<=', 1.1 * $settled, 'after the crashes, a VACUUM lets later rounds reuse pages: no growth');
 index_check_ok($node, 'postgres', 'churn_h', 'churn after crashes');
 is($node->safe_psql('postgres', q{
 	SET enable_seqscan = off;

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# bench/churn.sh: a churn soak of the simhash index (issue #13, goal 2).
+#   bench/churn.sh [seconds] [rows] [seed]
+#     seconds  how long the churn runs (default 1200: 20 minutes)
+#     rows     rows loaded before CREATE INDEX (default 100000)
+#     seed     fixed seed of every choice (default 1): the same arguments
+#              give the same statements in the same order
+# Rounds until the time is up, each: 2,000 single-row INSERTs (one
+# transaction each: pending-list flushes and merges), DELETE of about 1% of
+# the rows and UPDATE of about 1% (new fingerprints), VACUUM every 3rd
+# round, and 40 lookups at radius 0..6 (index scan, bitmap scan and a
+# sequential reference in one snapshot: a difference stops the run with an
+# error).  Reported per round: elapsed time, rows, index size and bytes per
+# row; at the end, simhash_index_check(heapallindexed) and the size against
+# a fresh CREATE INDEX on the same rows (goal: at most 1.2 after VACUUM).
+# The report goes to stdout and to bench/data/churn_report.txt.
+set -euo pipefail
+source "$(dirname "$0")/../test/lib.sh"
+cd "$SIMHASH_ROOT"
+
+SECS=${1:-1200}
+ROWS=${2:-100000}
+SEED=${3:-1}
+for v in "$SECS" "$ROWS" "$SEED"; do
+	[[ $v =~ ^[0-9]+$ ]] || { say "usage: bench/churn.sh [seconds] [rows] [seed]"; exit 2; }
+done
+REPORT=bench/data/churn_report.txt
+T0=$(date +%s)
+
+ensure_packages
+build_install
+start_cluster "shared_buffers = '512MB'" "autovacuum = off" "max_wal_size = '8GB'" \
+	"max_parallel_workers_per_gather = 0" "jit = off"
+sql() { psql -X -q -A -t -v ON_ERROR_STOP=1 "$@"; }
+
+sql -v rows="$ROWS" -v seed="$SEED" >/dev/null <<'SQL'
+CREATE EXTENSION simhash;
+CREATE TABLE cfg (seed int);
+INSERT INTO cfg VALUES (:seed);
+CREATE TABLE t (id bigint PRIMARY KEY, h simhash64);
+-- a row's fingerprint: random, or (one id in 8) a near-duplicate of an
+-- earlier row, 1..6 bits away, so that lookups find something
+CREATE FUNCTION fp(id bigint, v int) RETURNS simhash64 LANGUAGE sql IMMUTABLE AS $$
+	SELECT CASE WHEN id % 8 = 0 AND id > 16 THEN
+		(simhash_hash((SELECT seed FROM cfg) || ':' || (id / 2) || ':0')::bigint
+		 # (SELECT bit_or(1::bigint << ((id * 7 + i * 13 + v) % 64)::int) FROM generate_series(1, 1 + (id % 6)::int) i))::simhash64
+	ELSE simhash_hash((SELECT seed FROM cfg) || ':' || id || ':' || v)::simhash64 END
+$$;
+INSERT INTO t SELECT g, fp(g, 0) FROM generate_series(1, :rows) g;
+CREATE INDEX t_h ON t USING simhash (h);
+CREATE TABLE sizes (round int, secs numeric, rows bigint, bytes bigint, bytes_per_row numeric, lookups bigint);
+CREATE TABLE counters (lookups bigint);
+INSERT INTO counters VALUES (0);
+
+-- one round's writes: single-row inserts (a transaction each), ~1% of the
+-- rows deleted, ~1% updated with new fingerprints; choices hashed from
+-- (seed, round, id)
+CREATE PROCEDURE churn(round int, ninsert int) LANGUAGE plpgsql AS $$
+DECLARE
+	base bigint := (SELECT coalesce(max(id), 0) FROM t);
+	s text := (SELECT seed FROM cfg) || ':' || round;
+BEGIN
+	FOR i IN 1 .. ninsert LOOP
+		INSERT INTO t VALUES (base + i, fp(base + i, 0));
+		COMMIT;
+	END LOOP;
+	DELETE FROM t WHERE simhash_hash(s || ':d:' || id)::bigint % 100 = 0;
+	COMMIT;
+	UPDATE t SET h = fp(id, round) WHERE simhash_hash(s || ':u:' || id)::bigint % 100 = 1;
+	COMMIT;
+END $$;
+
+-- n lookups, each compared with the sequential reference in one snapshot
+CREATE FUNCTION lookups(round int, n int) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+	q simhash64;
+	r int;
+	idx bigint[];
+	bmp bigint[];
+	ref bigint[];
+	s text := (SELECT seed FROM cfg) || ':' || round;
+BEGIN
+	FOR i IN 1 .. n LOOP
+		-- a row's fingerprint (found) or a random value (mostly nothing)
+		IF i % 2 = 0 THEN
+			SELECT h INTO q FROM t WHERE id >= (SELECT max(id) FROM t) * ((simhash_hash(s || ':q:' || i)::bigint & 1023) / 1024.0)
+				ORDER BY id LIMIT 1;
+		ELSE
+			q := simhash_hash(s || ':r:' || i)::simhash64;
+		END IF;
+		r := i % 7;
+		SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off;
+		SELECT coalesce(array_agg(id ORDER BY id), '{}') INTO idx FROM t WHERE h <~> q <= r;
+		SET LOCAL enable_indexscan = off; SET LOCAL enable_bitmapscan = on;
+		SELECT coalesce(array_agg(id ORDER BY id), '{}') INTO bmp FROM t WHERE h <~> q <= r;
+		SET LOCAL enable_bitmapscan = off; SET LOCAL enable_seqscan = on;
+		SELECT coalesce(array_agg(id ORDER BY id), '{}') INTO ref FROM t WHERE hamming_distance(h, q) <= r;
+		RESET enable_seqscan; RESET enable_indexscan; RESET enable_bitmapscan;
+		IF idx IS DISTINCT FROM ref OR bmp IS DISTINCT FROM ref THEN
+			RAISE EXCEPTION 'round %, lookup % (radius %): index % rows, bitmap % rows, reference % rows',
+				round, i, r, cardinality(idx), cardinality(bmp), cardinality(ref);
+		END IF;
+	END LOOP;
+	UPDATE counters SET lookups = lookups + n;
+	RETURN (SELECT lookups FROM counters);
+END $$;
+SQL
+
+record() {	# record ROUND
+	sql -c "INSERT INTO sizes SELECT $1, $(($(date +%s) - T0)), (SELECT count(*) FROM t),
+		pg_relation_size('t_h'), round(pg_relation_size('t_h')::numeric / greatest((SELECT count(*) FROM t), 1), 1),
+		(SELECT lookups FROM counters)" >/dev/null
+	sql -c "SELECT format('round %s: %s s, %s rows, index %s bytes (%s bytes/row), %s lookups checked', round, secs, rows, bytes, bytes_per_row, lookups) FROM sizes WHERE round = $1" >&2
+}
+
+record 0
+START=$(date +%s)
+round=0
+while [ $(($(date +%s) - START)) -lt "$SECS" ]; do
+	round=$((round + 1))
+	sql -c "CALL churn($round, 2000)" >/dev/null
+	[ $((round % 3)) -eq 0 ] && sql -c "VACUUM t" >/dev/null
+	sql -c "SELECT lookups($round, 40)" >/dev/null
+	record "$round"
+done
+
+# the end: VACUUM, check, and a fresh build of the same rows
+sql -c "VACUUM t" >/dev/null
+record $((round + 1))
+CHECK=$(sql -c "SELECT simhash_index_check('t_h', true)" 2>&1) && CHECK=${CHECK:-ok}
+sql -c "CREATE INDEX t_fresh ON t USING simhash (h)" >/dev/null
+{
+	echo "# bench/churn.sh $SECS $ROWS $SEED ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores)"
+	echo "# round  seconds  rows  index_bytes  bytes_per_row  lookups_checked"
+	sql -F '  ' -c "SELECT round, secs, rows, bytes, bytes_per_row, lookups FROM sizes ORDER BY round"
+	echo "simhash_index_check(t_h, heapallindexed): $CHECK"
+	sql -c "SELECT format('after the churn and VACUUM: %s bytes (%s bytes/row); a fresh build of the same %s rows: %s bytes (%s bytes/row); ratio %s (goal <= 1.2: %s)',
+		pg_relation_size('t_h'), round(pg_relation_size('t_h')::numeric / n, 1), n,
+		pg_relation_size('t_fresh'), round(pg_relation_size('t_fresh')::numeric / n, 1),
+		round(pg_relation_size('t_h')::numeric / pg_relation_size('t_fresh'), 2),
+		CASE WHEN pg_relation_size('t_h') <= 1.2 * pg_relation_size('t_fresh') THEN 'met' ELSE 'not met' END)
+		FROM (SELECT count(*) AS n FROM t) c"
+} | { mkdir -p "$(dirname "$REPORT")"; tee "$REPORT"; }

@@ -1,0 +1,222 @@
+/*
+ * merge.c
+ *		The streaming merge of runs of the simhash index (design: am.h):
+ *		for each table, a k-way merge of the runs' trees (each already in
+ *		the table's order) and of a sorted in-memory list, written leaf by
+ *		leaf as a new run.  Memory: one leaf per run, and the list.
+ *
+ * Which entries are dead: the first tree's marks decide (VACUUM marks the
+ * trees in order, so an interrupted VACUUM may have marked only the first
+ * ones).  They are collected while merging table 0 as (TID, hash) pairs in
+ * a SimhashTidSet; the later tables then skip, for each collected pair, one
+ * entry equal to it (a TID can occur twice among the runs merged: a dead
+ * entry, and a live one of a newer tuple that reuses the TID).
+ */
+#include "postgres.h"
+
+#include "storage/indexfsm.h"
+
+#include "am.h"
+
+/* the dead entries of the runs merged (see the header comment) */
+typedef struct MergeDead
+{
+	SimhashTidSet set;
+	bool		collecting;		/* table 0: collect, later tables: take */
+} MergeDead;
+
+/*
+ * A cursor over the entries of one tree of a run, leaf by leaf, or over an
+ * in-memory list sorted for the table (keys[] permuted, order[] positions).
+ */
+typedef struct MergeSource
+{
+	SimhashChain leaves;		/* the tree's leaves */
+	SimhashEntry entries[SIMHASH_PAGE_ITEMS];	/* the current leaf's */
+	int			n;
+	int			pos;
+	const SimhashRunInput *list;	/* the in-memory source, or NULL */
+	const uint64 *keys;
+	const uint32 *order;
+	size_t		lpos;
+	bool		done;
+	uint64		key;			/* the current entry's permuted hash */
+	MergeDead  *dead;
+} MergeSource;
+
+/* Is entry e of a run dead (and so left out of the merge)? */
+static bool
+entry_is_dead(MergeDead *dead, const SimhashEntry *e)
+{
+	if (!dead->collecting)
+		return simhash_tidset_take(&dead->set, (ItemPointer) &e->tid, e->hash);
+	if (!(e->flags & SIMHASH_ENTRY_DEAD))
+		return false;
+	simhash_tidset_add(&dead->set, (ItemPointer) &e->tid, e->hash);
+	return true;
+}
+
+/* Move to the next live entry (the first one on the first call). */
+static void
+source_advance(MergeSource *src, const SimhashTable *tab, bool first)
+{
+	if (src->list)
+	{
+		if (!first)
+			src->lpos++;
+		src->done = (src->lpos >= src->list->n);
+		if (!src->done)
+			src->key = src->keys[src->lpos];
+		return;
+	}
+	if (!first)
+		src->pos++;
+	for (;;)
+	{
+		Buffer		buffer;
+		Page		page;
+
+		while (src->pos < src->n && entry_is_dead(src->dead, &src->entries[src->pos]))
+			src->pos++;
+		if (src->pos < src->n)
+		{
+			src->key = simhash_table_permute(tab, src->entries[src->pos].hash);
+			return;
+		}
+		buffer = simhash_chain_next(&src->leaves);
+		if (!BufferIsValid(buffer))
+		{
+			src->done = true;
+			return;
+		}
+		page = BufferGetPage(buffer);
+		src->n = SimhashPageItems(page);
+		memcpy(src->entries, SimhashPageEntries(page), src->n * sizeof(SimhashEntry));
+		src->pos = 0;
+		UnlockReleaseBuffer(buffer);
+	}
+}
+
+/* The source whose current entry comes first in the table's order, or NULL. */
+static MergeSource *
+smallest_source(MergeSource *sources, int nsources, const SimhashTable *tab)
+{
+	MergeSource *best = NULL;
+
+	for (int i = 0; i < nsources; i++)
+		if (!sources[i].done &&
+			(best == NULL ||
+			 (sources[i].key & tab->prefix_mask) < (best->key & tab->prefix_mask)))
+			best = &sources[i];
+	return best;
+}
+
+/*
+ * Write, as one run, the live entries of runs[0 .. nruns-1] and of the
+ * in-memory entries *list.  Returns the run's header, or InvalidBlockNumber
+ * if there is no live entry; *nentries receives their number.
+ */
+BlockNumber
+simhash_merge_runs(Relation index, const SimhashBlocks *blocks,
+				   const SimhashRunRef *runs, int nruns,
+				   const SimhashRunInput *list, uint64 generation,
+				   SimhashWriteMode mode, uint64 *nentries)
+{
+	int			nsources = nruns + 1;
+	MergeSource *sources = palloc0(nsources * sizeof(MergeSource));
+	SimhashRunHeader **headers = palloc(Max(nruns, 1) * sizeof(SimhashRunHeader *));
+	SimhashTable *tab = palloc(sizeof(SimhashTable));
+	SimhashSortSpace space;
+	PGAlignedBlock image;
+	Page		page = (Page) image.data;
+	SimhashRunHeader *header;
+	Buffer		headbuf;
+	BlockNumber headblk;
+	SimhashRunWriter w;
+	MergeDead	dead;
+
+	memset(&dead, 0, sizeof(dead));
+	dead.collecting = true;
+	simhash_writer_init(&w, index, mode, generation);
+	simhash_sort_space_alloc(&space, list->n);
+	for (int r = 0; r < nruns; r++)
+		headers[r] = simhash_read_run_header(index, runs[r].header, runs[r].generation, NULL);
+
+	headbuf = simhash_run_header_begin(&w, page, blocks->ntables);
+	headblk = BufferGetBlockNumber(headbuf);
+	header = SimhashPageRunHeader(page);
+	*nentries = 0;
+
+	for (int t = 0; t < blocks->ntables; t++)
+	{
+		SimhashTreeWriter tw;
+		MergeSource *best;
+
+		simhash_table_init(blocks, t, tab);
+		simhash_tidset_reset(&dead.set);
+		for (int r = 0; r < nruns; r++)
+		{
+			MergeSource *src = &sources[r];
+
+			src->n = src->pos = 0;
+			src->list = NULL;
+			src->done = false;
+			src->dead = &dead;
+			simhash_chain_begin(&src->leaves, index,
+								simhash_leftmost_leaf(index, &headers[r]->trees[t],
+													  runs[r].generation, NULL),
+								SIMHASH_LEAF, runs[r].generation, BUFFER_LOCK_SHARE, 0, NULL);
+			source_advance(src, tab, true);
+		}
+		{
+			MergeSource *src = &sources[nruns];
+
+			src->list = list;
+			src->lpos = 0;
+			if (list->n > 0)
+				simhash_table_sort(tab, list->hashes, list->n, space.keys, space.order,
+								   space.tmpkeys, space.tmporder);
+			src->keys = space.keys;
+			src->order = space.order;
+			source_advance(src, tab, true);
+		}
+
+		simhash_tree_begin(&tw, &w);
+		while ((best = smallest_source(sources, nsources, tab)) != NULL)
+		{
+			if (best->list)
+				simhash_tree_add(&tw, list->hashes[best->order[best->lpos]],
+								 &list->tids[best->order[best->lpos]], best->key);
+			else
+				simhash_tree_add(&tw, best->entries[best->pos].hash,
+								 &best->entries[best->pos].tid, best->key);
+			source_advance(best, tab, false);
+		}
+
+		if (t == 0)
+		{
+			/* later tables skip what table 0 had marked dead */
+			simhash_tidset_sort(&dead.set);
+			dead.collecting = false;
+			*nentries = tw.nentries;
+			if (tw.nentries == 0)
+			{
+				/* nothing live: give the header page back */
+				pfree(tw.level);
+				simhash_init_page(page, SIMHASH_FREE, 0);
+				simhash_finish_page(&w, headbuf, page);
+				RecordFreeIndexPage(index, headblk);
+				return InvalidBlockNumber;
+			}
+		}
+		else if (tw.nentries != *nentries)
+			simhash_report_corrupt(index, nruns > 0 ? runs[0].header : headblk,
+								   psprintf("A merge found " UINT64_FORMAT " entries in table %d, " UINT64_FORMAT " in table 0.",
+											tw.nentries, t, *nentries));
+		header->trees[t].root = simhash_tree_end(&tw, &header->trees[t].height);
+		header->trees[t].pad = 0;
+	}
+	header->nentries = *nentries;
+	simhash_run_header_end(&w, headbuf, page);
+	return headblk;
+}

@@ -1,0 +1,300 @@
+/*
+ * run_write.c
+ *		Writing runs of the simhash index (design and layout: am.h): one
+ *		static B+tree per table, sorted by the table's permuted prefix,
+ *		written leaf by leaf with the inner levels at the end, and the
+ *		run's header page; and writing entries as a list of pages.  Pages
+ *		are WAL-logged one by one, or left to CREATE INDEX's log at its end.
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "am.h"
+
+/* Make room in *in for n more entries. */
+void
+simhash_run_input_reserve(SimhashRunInput *in, size_t n)
+{
+	size_t		need = in->n + n;
+
+	if (in->hashes == NULL)
+	{
+		in->hashes = MemoryContextAllocHuge(CurrentMemoryContext, Max(need, 64) * sizeof(uint64));
+		in->tids = MemoryContextAllocHuge(CurrentMemoryContext, Max(need, 64) * sizeof(ItemPointerData));
+		return;
+	}
+	in->hashes = repalloc_huge(in->hashes, Max(need, 64) * sizeof(uint64));
+	in->tids = repalloc_huge(in->tids, Max(need, 64) * sizeof(ItemPointerData));
+}
+
+/* Room to sort n (>= 0) entries for a table. */
+void
+simhash_sort_space_alloc(SimhashSortSpace *space, size_t n)
+{
+	n = Max(n, 1);
+	space->keys = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(uint64));
+	space->tmpkeys = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(uint64));
+	space->order = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(uint32));
+	space->tmporder = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(uint32));
+}
+
+/* Free what simhash_sort_space_alloc() allocated. */
+void
+simhash_sort_space_free(SimhashSortSpace *space)
+{
+	pfree(space->keys);
+	pfree(space->tmpkeys);
+	pfree(space->order);
+	pfree(space->tmporder);
+}
+
+/* Start writing the pages of a run or list of this generation. */
+void
+simhash_writer_init(SimhashRunWriter *w, Relation index, SimhashWriteMode mode,
+					uint64 generation)
+{
+	w->index = index;
+	w->mode = mode;
+	w->generation = generation;
+	w->npages = 0;
+}
+
+/* Finish a page filled by the caller: WAL-log it (or leave it to the build). */
+void
+simhash_finish_page(SimhashRunWriter *w, Buffer buffer, Page image)
+{
+	if (w->mode == SIMHASH_WRITE_LOGGED)
+	{
+		GenericXLogState *state = GenericXLogStart(w->index);
+		Page		page = GenericXLogRegisterBuffer(state, buffer, GENERIC_XLOG_FULL_IMAGE);
+
+		memcpy(page, image, BLCKSZ);
+		GenericXLogFinish(state);
+	}
+	else
+	{
+		memcpy(BufferGetPage(buffer), image, BLCKSZ);
+		MarkBufferDirty(buffer);
+	}
+	UnlockReleaseBuffer(buffer);
+	w->npages++;
+}
+
+/*
+ * Start a run's header page in image (the caller fills its trees and
+ * nentries); returns its buffer, locked, to pass to simhash_run_header_end().
+ */
+Buffer
+simhash_run_header_begin(SimhashRunWriter *w, Page image, int ntables)
+{
+	Buffer		buffer = simhash_new_buffer(w->index);
+	SimhashRunHeader *header;
+
+	simhash_init_page(image, SIMHASH_RUN_HEADER, w->generation);
+	header = SimhashPageRunHeader(image);
+	header->nentries = 0;
+	header->ndead = 0;
+	header->ntables = ntables;
+	return buffer;
+}
+
+/* Write the run's header page, once all its trees are written. */
+void
+simhash_run_header_end(SimhashRunWriter *w, Buffer buffer, Page image)
+{
+	SimhashRunHeader *header = SimhashPageRunHeader(image);
+
+	header->npages = w->npages + 1;
+	((PageHeader) image)->pd_lower +=
+		offsetof(SimhashRunHeader, trees) + header->ntables * sizeof(SimhashRunTree);
+	simhash_finish_page(w, buffer, image);
+}
+
+/* Start writing one tree of a run. */
+void
+simhash_tree_begin(SimhashTreeWriter *tw, SimhashRunWriter *w)
+{
+	tw->w = w;
+	tw->cur = InvalidBuffer;
+	tw->count = 0;
+	tw->caplevel = 64;
+	tw->level = palloc(tw->caplevel * sizeof(SimhashInnerItem));
+	tw->nlevel = 0;
+	tw->nentries = 0;
+}
+
+/* Append an entry (key: its permuted hash) to the tree, after all others. */
+void
+simhash_tree_add(SimhashTreeWriter *tw, uint64 hash, ItemPointer tid, uint64 key)
+{
+	Page		page = (Page) tw->image.data;
+	SimhashEntry *e;
+
+	if (BufferIsValid(tw->cur) && tw->count == (int) SIMHASH_PAGE_ITEMS)
+	{
+		Buffer		next = simhash_new_buffer(tw->w->index);
+
+		SimhashPageGetOpaque(page)->next = BufferGetBlockNumber(next);
+		simhash_finish_page(tw->w, tw->cur, page);
+		tw->cur = next;
+		tw->count = 0;
+		CHECK_FOR_INTERRUPTS();
+	}
+	else if (!BufferIsValid(tw->cur))
+		tw->cur = simhash_new_buffer(tw->w->index);
+	if (tw->count == 0)
+	{
+		simhash_init_page(page, SIMHASH_LEAF, tw->w->generation);
+		if (tw->nlevel >= tw->caplevel)
+		{
+			tw->caplevel *= 2;
+			tw->level = repalloc_huge(tw->level, tw->caplevel * sizeof(SimhashInnerItem));
+		}
+		tw->level[tw->nlevel].key = key;
+		tw->level[tw->nlevel].child = BufferGetBlockNumber(tw->cur);
+		tw->level[tw->nlevel].pad = 0;
+		tw->nlevel++;
+	}
+	e = SimhashPageEntries(page) + tw->count++;
+	e->hash = hash;
+	e->tid = *tid;
+	e->flags = 0;
+	((PageHeader) page)->pd_lower += sizeof(SimhashEntry);
+	tw->nentries++;
+}
+
+/* Finish the last leaf and write the inner levels; returns the root. */
+BlockNumber
+simhash_tree_end(SimhashTreeWriter *tw, uint16 *height)
+{
+	SimhashInnerItem *level = tw->level;
+	size_t		nlevel = tw->nlevel;
+	BlockNumber root;
+
+	Assert(BufferIsValid(tw->cur));
+	simhash_finish_page(tw->w, tw->cur, (Page) tw->image.data);
+
+	/* inner levels, until one page holds them all */
+	*height = 0;
+	while (nlevel > 1)
+	{
+		size_t		nup = 0;
+
+		for (size_t start = 0; start < nlevel; start += SIMHASH_PAGE_ITEMS)
+		{
+			size_t		count = Min((size_t) SIMHASH_PAGE_ITEMS, nlevel - start);
+			Page		page = (Page) tw->image.data;
+			Buffer		buf = simhash_new_buffer(tw->w->index);
+			SimhashInnerItem first = level[start];
+
+			simhash_init_page(page, SIMHASH_INNER, tw->w->generation);
+			memcpy(SimhashPageInner(page), level + start, count * sizeof(SimhashInnerItem));
+			((PageHeader) page)->pd_lower += count * sizeof(SimhashInnerItem);
+			first.child = BufferGetBlockNumber(buf);
+			simhash_finish_page(tw->w, buf, page);
+			level[nup++] = first;	/* nup <= start: no overwrite ahead */
+		}
+		nlevel = nup;
+		(*height)++;
+	}
+	root = level[0].child;
+	pfree(tw->level);
+	return root;
+}
+
+/*
+ * Write the entries of *input (n >= 1) as a run: one tree per table.
+ * Returns the run's header page.
+ */
+BlockNumber
+simhash_write_run(Relation index, const SimhashBlocks *blocks,
+				  const SimhashRunInput *input, uint64 generation,
+				  SimhashWriteMode mode)
+{
+	size_t		n = input->n;
+	SimhashSortSpace space;
+	SimhashTable *tab = palloc(sizeof(SimhashTable));
+	Buffer		headbuf;
+	BlockNumber headblk;
+	PGAlignedBlock image;
+	Page		page = (Page) image.data;
+	SimhashRunHeader *header;
+	SimhashRunWriter w;
+
+	Assert(n > 0 && n < ((size_t) 1 << 32));
+	simhash_writer_init(&w, index, mode, generation);
+	simhash_sort_space_alloc(&space, n);
+	headbuf = simhash_run_header_begin(&w, page, blocks->ntables);
+	headblk = BufferGetBlockNumber(headbuf);
+	header = SimhashPageRunHeader(page);
+	header->nentries = n;
+
+	for (int t = 0; t < blocks->ntables; t++)
+	{
+		SimhashTreeWriter tw;
+
+		simhash_table_init(blocks, t, tab);
+		simhash_table_sort(tab, input->hashes, n, space.keys, space.order,
+						   space.tmpkeys, space.tmporder);
+		simhash_tree_begin(&tw, &w);
+		for (size_t i = 0; i < n; i++)
+			simhash_tree_add(&tw, input->hashes[space.order[i]],
+							 &input->tids[space.order[i]], space.keys[i]);
+		header->trees[t].root = simhash_tree_end(&tw, &header->trees[t].height);
+		header->trees[t].pad = 0;
+	}
+	simhash_run_header_end(&w, headbuf, page);
+
+	simhash_sort_space_free(&space);
+	pfree(tab);
+	return headblk;
+}
+
+/*
+ * Write entries as a list of pages (the nulls list at CREATE INDEX), with
+ * a new generation taken by the caller in list->generation.
+ */
+void
+simhash_write_list(Relation index, const SimhashRunInput *input, uint16 flags,
+				   SimhashList *list, SimhashWriteMode mode)
+{
+	SimhashRunWriter w;
+	PGAlignedBlock image;
+	Buffer		cur;
+
+	simhash_writer_init(&w, index, mode, list->generation);
+	list->head = list->tail = InvalidBlockNumber;
+	list->nentries = input->n;
+	if (input->n == 0)
+		return;
+	cur = simhash_new_buffer(index);
+	list->head = BufferGetBlockNumber(cur);
+	for (size_t start = 0; start < input->n; start += SIMHASH_PAGE_ITEMS)
+	{
+		size_t		count = Min((size_t) SIMHASH_PAGE_ITEMS, input->n - start);
+		Page		page = (Page) image.data;
+		SimhashEntry *entries;
+		Buffer		next = InvalidBuffer;
+
+		simhash_init_page(page, SIMHASH_PENDING, list->generation);
+		entries = SimhashPageEntries(page);
+		for (size_t i = 0; i < count; i++)
+		{
+			entries[i].hash = input->hashes[start + i];
+			entries[i].tid = input->tids[start + i];
+			entries[i].flags = flags;
+		}
+		((PageHeader) page)->pd_lower += count * sizeof(SimhashEntry);
+		if (start + count < input->n)
+		{
+			next = simhash_new_buffer(index);
+			SimhashPageGetOpaque(page)->next = BufferGetBlockNumber(next);
+		}
+		else
+			list->tail = BufferGetBlockNumber(cur);
+		simhash_finish_page(&w, cur, page);
+		cur = next;
+	}
+}
