@@ -90,8 +90,11 @@
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
+#include "optimizer/prep.h"
 #include "optimizer/paths.h"
 #include "optimizer/restrictinfo.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
 #include "storage/buffile.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
@@ -135,6 +138,7 @@ enum
 {
 	PRIV_JOINTYPE,
 	PRIV_OUTER_COLS,
+	PRIV_SHARED,
 	NUM_PRIV
 };
 
@@ -184,6 +188,7 @@ typedef struct RadiusJoinState
 {
 	CustomScanState css;
 	JoinType	jointype;
+	bool		shared;			/* identical inputs: the outer's rows serve both */
 	JoinSide	side[2];		/* outer, inner */
 	ExprState  *radius;
 	ExprState  *joinquals;
@@ -261,10 +266,10 @@ planned_radius(PlannerInfo *root, Node *k)
 #define JOIN_TABLE_COST		2.0 /* in cpu_operator_cost, per row and table */
 
 static void
-join_cost(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner,
-		  Node *k, List *quals, Selectivity pair_sel, JoinType jointype)
+join_cost(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner, bool shared,
+		  Node *k, List *quals, Selectivity pair_sel)
 {
-	double		rows = outer->rows + inner->rows;
+	double		rows = shared ? outer->rows : outer->rows + inner->rows;
 	int			radius = planned_radius(root, k);
 	double		tables;
 	double		candidates;
@@ -280,7 +285,7 @@ join_cost(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner,
 	else
 		tables = (double) simhash_binomial(join_nblocks(radius), radius);
 
-	cost = outer->total_cost + inner->total_cost;
+	cost = outer->total_cost + (shared ? 0 : inner->total_cost);
 	cost += rows * (cpu_tuple_cost + JOIN_ROW_COST * cpu_operator_cost);
 	if (tables >= 0)
 		cost += rows * tables * JOIN_TABLE_COST * cpu_operator_cost;
@@ -314,6 +319,61 @@ join_cost(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner,
 		(cpu_tuple_cost + cp->path.pathtarget->cost.per_tuple);
 }
 
+/* node, with the Vars of relation from renamed to relation to (a copy) */
+static Node *
+rename_rel(Node *node, Index from, Index to)
+{
+	node = copyObject(node);
+	ChangeVarNodes(node, (int) from, (int) to, 0);
+	return node;
+}
+
+/*
+ * Are the two inputs the same rows: plain sequential scans of one table
+ * with the same filters, the same columns and the same fingerprint (a
+ * self-join such as docs a JOIN docs b ON a.h <~> b.h <= 3)?  Then the join
+ * reads the outer input once and uses its rows for both sides.  Both scans
+ * would run under the query's snapshot and return the same rows (maybe in
+ * another order, which a join does not promise anyway).  Not with volatile
+ * functions or subplans in the filters or columns, row marks (FOR UPDATE),
+ * inheritance or sampling.
+ */
+static bool
+inputs_identical(PlannerInfo *root, RelOptInfo *outerrel, RelOptInfo *innerrel,
+				 Path *outer, Path *inner, Node *ha, Node *hb)
+{
+	RangeTblEntry *ro,
+			   *ri;
+	List	   *oq = NIL,
+			   *iq = NIL;
+	ListCell   *lc;
+
+	if (outerrel->reloptkind != RELOPT_BASEREL || innerrel->reloptkind != RELOPT_BASEREL ||
+		outer->pathtype != T_SeqScan || inner->pathtype != T_SeqScan ||
+		outer->parallel_aware || inner->parallel_aware)
+		return false;
+	ro = planner_rt_fetch(outerrel->relid, root);
+	ri = planner_rt_fetch(innerrel->relid, root);
+	if (ro->rtekind != RTE_RELATION || ri->rtekind != RTE_RELATION ||
+		ro->relid != ri->relid || ro->inh || ri->inh ||
+		ro->tablesample || ri->tablesample ||
+		get_plan_rowmark(root->rowMarks, outerrel->relid) ||
+		get_plan_rowmark(root->rowMarks, innerrel->relid))
+		return false;
+	foreach(lc, outerrel->baserestrictinfo)
+		oq = lappend(oq, lfirst_node(RestrictInfo, lc)->clause);
+	foreach(lc, innerrel->baserestrictinfo)
+		iq = lappend(iq, lfirst_node(RestrictInfo, lc)->clause);
+	if (contain_volatile_functions((Node *) oq) || contain_subplans((Node *) oq) ||
+		contain_volatile_functions((Node *) outer->pathtarget->exprs) ||
+		contain_subplans((Node *) outer->pathtarget->exprs))
+		return false;
+	return equal(oq, rename_rel((Node *) iq, innerrel->relid, outerrel->relid)) &&
+		equal(outer->pathtarget->exprs,
+			  rename_rel((Node *) inner->pathtarget->exprs, innerrel->relid, outerrel->relid)) &&
+		equal(ha, rename_rel(hb, innerrel->relid, outerrel->relid));
+}
+
 /*
  * set_join_pathlist_hook: offer the radius join when a join clause is a
  * radius condition between the two sides.
@@ -332,6 +392,7 @@ join_pathlist_hook(PlannerInfo *root, RelOptInfo *joinrel,
 	List	   *joinquals = NIL,
 			   *otherquals = NIL;
 	CustomPath *cp;
+	bool		shared;
 	ListCell   *lc;
 
 	if (prev_join_pathlist_hook)
@@ -416,12 +477,12 @@ join_pathlist_hook(PlannerInfo *root, RelOptInfo *joinrel,
 	cp->path.pathkeys = NIL;
 	cp->flags = 0;
 	cp->custom_paths = list_make2(outer, inner);
-	cp->custom_private = list_make4(list_make3(ha, hb, k), joinquals, otherquals,
-									makeInteger(jointype));
+	shared = inputs_identical(root, outerrel, innerrel, outer, inner, ha, hb);
+	cp->custom_private = list_make5(list_make3(ha, hb, k), joinquals, otherquals,
+									makeInteger(jointype), makeInteger(shared));
 	cp->methods = &join_path_methods;
-	join_cost(root, cp, outer, inner, k, joinquals,
-			  clause_selectivity(root, (Node *) cond, 0, JOIN_INNER, extra->sjinfo),
-			  jointype);
+	join_cost(root, cp, outer, inner, shared, k, joinquals,
+			  clause_selectivity(root, (Node *) cond, 0, JOIN_INNER, extra->sjinfo));
 	add_path(joinrel, (Path *) cp);
 }
 
@@ -454,18 +515,21 @@ join_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	List	   *joinquals = lsecond(best_path->custom_private);
 	List	   *otherquals = lthird(best_path->custom_private);
 	int			jointype = intVal(lfourth(best_path->custom_private));
+	int			shared = intVal(list_nth(best_path->custom_private, 4));
 
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.plan.qual = otherquals;
 	cscan->scan.scanrelid = 0;
 	cscan->flags = best_path->flags;
-	cscan->custom_plans = custom_plans;
+	/* identical inputs: the inner's plan is not run, its columns are the outer's */
+	cscan->custom_plans = shared ? list_make1(outer) : custom_plans;
 	cscan->custom_scan_tlist = child_columns(inner->targetlist,
 											 child_columns(outer->targetlist, NIL));
 	cscan->custom_exprs = list_make4(linitial(cond), lsecond(cond), lthird(cond),
 									 joinquals);
-	cscan->custom_private = list_make2(makeInteger(jointype),
-									   makeInteger(list_length(outer->targetlist)));
+	cscan->custom_private = list_make3(makeInteger(jointype),
+									   makeInteger(list_length(outer->targetlist)),
+									   makeInteger(shared));
 	cscan->custom_relids = bms_copy(rel->relids);
 	cscan->methods = &join_scan_methods;
 	return &cscan->scan.plan;
@@ -495,14 +559,25 @@ join_begin(CustomScanState *node, EState *estate, int eflags)
 	int			outer_cols = intVal(lsecond(cscan->custom_private));
 
 	js->jointype = (JoinType) intVal(linitial(cscan->custom_private));
+	js->shared = intVal(lthird(cscan->custom_private)) != 0;
 	js->cxt = AllocSetContextCreate(estate->es_query_cxt, "simhash join",
 									ALLOCSET_DEFAULT_SIZES);
 	for (int s = 0; s < 2; s++)
 	{
 		JoinSide   *side = &js->side[s];
-		Plan	   *child = list_nth(cscan->custom_plans, s);
+		Plan	   *child;
 		Expr	   *hash;
 
+		if (s == 1 && js->shared)
+		{
+			/* no inner plan: the outer's rows, by the same columns */
+			side->first = outer_cols;
+			side->ncols = outer_cols;
+			side->slot = ExecInitExtraTupleSlot(estate, ExecGetResultType(js->side[0].ps),
+												&TTSOpsMinimalTuple);
+			break;
+		}
+		child = list_nth(cscan->custom_plans, s);
 		side->ps = ExecInitNode(child, estate, child_eflags);
 		node->custom_ps = lappend(node->custom_ps, side->ps);
 		side->first = s == 0 ? 0 : outer_cols;
@@ -688,13 +763,18 @@ check_pair(RadiusJoinState *js, uint64 o, uint64 i)
 {
 	ExprContext *econtext = js->css.ss.ps.ps_ExprContext;
 	TupleTableSlot *scan = js->css.ss.ss_ScanTupleSlot;
+	TupleTableSlot *slot;
 
 	if (js->matched && (js->matched[o / 8] & (1 << (o % 8))))
 		return;					/* already has a match */
 	js->pairs_checked++;
 	ExecClearTuple(scan);
-	fill_side(js, &js->side[0], side_fetch(js, &js->side[0], o));
-	fill_side(js, &js->side[1], side_fetch(js, &js->side[1], i));
+	slot = side_fetch(js, &js->side[0], o);
+	fill_side(js, &js->side[0], slot);
+	/* a row paired with itself (shared inputs) is read once */
+	if (!js->shared || o != i)
+		slot = side_fetch(js, &js->side[1], i);
+	fill_side(js, &js->side[1], slot);
 	ExecStoreVirtualTuple(scan);
 	ResetExprContext(econtext);
 	econtext->ecxt_scantuple = scan;
@@ -753,12 +833,30 @@ side_tuple(const JoinSide *side, uint64 row)
 	return side->file ? NULL : side->tuples[row];
 }
 
+/* outer row o and inner row i are within the radius: check them now or later */
+static inline void
+add_candidate(RadiusJoinState *js, uint64 o, uint64 i)
+{
+	if (js->cand == NULL)
+		check_pair(js, o, i);
+	else
+	{
+		bool		outer_major = js->side[0].file != NULL;
+
+		js->cand[js->ncand].major = outer_major ? o : i;
+		js->cand[js->ncand].minor = outer_major ? i : o;
+		if (++js->ncand == js->maxcand)
+			check_candidates(js);
+	}
+}
+
 /*
  * DedupPairFn: the search's pairs; those of an outer and an inner row are
- * candidates.  They come in fingerprint order, their rows scattered in
- * memory: the batch's row pointers and then their tuples are prefetched
- * before the candidates are checked (this halved the join's time at 1M
- * rows, where nearly every candidate is a cache miss).
+ * candidates (with shared inputs every pair of rows is, both ways round).
+ * They come in fingerprint order, their rows scattered in memory: the
+ * batch's row pointers and then their tuples are prefetched before the
+ * candidates are checked (this halved the join's time at 1M rows, where
+ * nearly every candidate is a cache miss).
  */
 static void
 join_pairs(void *arg, const SimhashRowPair *pairs, size_t n)
@@ -781,7 +879,7 @@ join_pairs(void *arg, const SimhashRowPair *pairs, size_t n)
 			uint64		a = pairs[p].a,
 						b = pairs[p].b;
 
-			if (((a ^ b) & KEY_INNER) == 0)
+			if (!js->shared && ((a ^ b) & KEY_INNER) == 0)
 				continue;
 			__builtin_prefetch(side_tuple(&js->side[(a & KEY_INNER) != 0], a & ~KEY_INNER));
 			__builtin_prefetch(side_tuple(&js->side[(b & KEY_INNER) != 0], b & ~KEY_INNER));
@@ -791,25 +889,34 @@ join_pairs(void *arg, const SimhashRowPair *pairs, size_t n)
 	{
 		uint64		a = pairs[p].a,
 					b = pairs[p].b;
-		uint64		o,
-					i;
 
-		if (((a ^ b) & KEY_INNER) == 0)
-			continue;			/* two rows of the same side */
-		o = (a & KEY_INNER) ? b : a;
-		i = ((a & KEY_INNER) ? a : b) & ~KEY_INNER;
-		if (js->cand == NULL)
-			check_pair(js, o, i);
-		else
+		if (js->shared)
 		{
-			bool		outer_major = outer->file != NULL;
-
-			js->cand[js->ncand].major = outer_major ? o : i;
-			js->cand[js->ncand].minor = outer_major ? i : o;
-			if (++js->ncand == js->maxcand)
-				check_candidates(js);
+			add_candidate(js, a, b);
+			add_candidate(js, b, a);
 		}
+		else if (((a ^ b) & KEY_INNER) == 0)
+			continue;			/* two rows of the same side */
+		else if (a & KEY_INNER)
+			add_candidate(js, b, a & ~KEY_INNER);
+		else
+			add_candidate(js, a, b & ~KEY_INNER);
 	}
+}
+
+/* shared inputs: the inner side's rows are the outer's */
+static void
+share_rows(RadiusJoinState *js)
+{
+	JoinSide   *outer = &js->side[0],
+			   *inner = &js->side[1];
+
+	inner->nrows = outer->nrows;
+	inner->tuples = outer->tuples;
+	inner->file = outer->file;
+	inner->pos = outer->pos;
+	inner->hashed = outer->hashed;
+	inner->hashed_size = outer->hashed_size;
 }
 
 /*
@@ -823,6 +930,8 @@ read_side(RadiusJoinState *js, int s, DedupSearch *search, bool all_pairs, Size 
 	ExprContext *econtext = js->css.ss.ps.ps_ExprContext;
 	TupleTableSlot *scan = js->css.ss.ss_ScanTupleSlot;
 	bool		any_pairs = search != NULL || all_pairs;
+	/* the rows with a fingerprint: for all pairs, or each row with itself */
+	bool		mark_hashed = all_pairs || (js->shared && search != NULL);
 
 	ExecClearTuple(scan);
 	clear_side(js, &js->side[1 - s]);
@@ -852,7 +961,7 @@ read_side(RadiusJoinState *js, int s, DedupSearch *search, bool all_pairs, Size 
 		}
 		if (any_pairs)
 		{
-			if (all_pairs && side->nrows / 8 >= side->hashed_size)
+			if (mark_hashed && side->nrows / 8 >= side->hashed_size)
 			{
 				Size		size = Max(side->hashed_size * 2, 128);
 
@@ -865,7 +974,7 @@ read_side(RadiusJoinState *js, int s, DedupSearch *search, bool all_pairs, Size 
 			if (!isnull && search)
 				dedup_search_add(search, DatumGetSimhash64(h),
 								 side->nrows | (s == 1 ? KEY_INNER : 0));
-			else if (!isnull)
+			if (!isnull && mark_hashed)
 				side->hashed[side->nrows / 8] |= 1 << (side->nrows % 8);
 		}
 		side_keep(js, side, slot);
@@ -934,7 +1043,7 @@ join_run(RadiusJoinState *js)
 		progress.last = DT_NOEND;
 		search = dedup_search_create(&js->blocks, budget / 2,
 									 js->side[0].ps->plan->plan_rows +
-									 js->side[1].ps->plan->plan_rows,
+									 (js->shared ? 0 : js->side[1].ps->plan->plan_rows),
 									 &progress);
 		js->searched = true;
 	}
@@ -942,7 +1051,10 @@ join_run(RadiusJoinState *js)
 	/* the children run in the query's context: theirs must outlive js->cxt */
 	MemoryContextSwitchTo(old);
 	read_side(js, 0, search, all_pairs, budget / 4);
-	read_side(js, 1, search, all_pairs, budget / 4);
+	if (js->shared)
+		share_rows(js);
+	else
+		read_side(js, 1, search, all_pairs, budget / 4);
 
 	MemoryContextSwitchTo(js->cxt);
 	if (js->jointype != JOIN_INNER)
@@ -963,6 +1075,15 @@ join_run(RadiusJoinState *js)
 
 	if (search)
 	{
+		/* shared inputs: each row with itself, in row order, then the search's pairs */
+		if (js->shared)
+			for (uint64 r = 0; r < js->side[0].nrows; r++)
+			{
+				if (r % CROSS_BATCH == 0)
+					CHECK_FOR_INTERRUPTS();
+				if (js->side[0].hashed[r / 8] & (1 << (r % 8)))
+					add_candidate(js, r, r);
+			}
 		dedup_search_run(search, budget / 2, join_pairs, js);
 		if (js->cand)
 			check_candidates(js);
@@ -971,7 +1092,8 @@ join_run(RadiusJoinState *js)
 	}
 	else if (all_pairs)
 		join_all_pairs(js);
-	js->spilled_bytes += js->side[0].spilled_bytes + js->side[1].spilled_bytes;
+	js->spilled_bytes += js->side[0].spilled_bytes +
+		(js->shared ? 0 : js->side[1].spilled_bytes);
 	js->next_outer = 0;
 	js->done = true;
 }
@@ -1023,7 +1145,7 @@ join_reset(RadiusJoinState *js)
 	{
 		JoinSide   *side = &js->side[s];
 
-		if (side->file)
+		if (side->file && !(s == 1 && js->shared))
 			BufFileClose(side->file);
 		side->file = NULL;
 		side->tuples = NULL;
@@ -1057,7 +1179,8 @@ join_end(CustomScanState *node)
 
 	join_reset(js);
 	for (int s = 0; s < 2; s++)
-		ExecEndNode(js->side[s].ps);
+		if (js->side[s].ps)
+			ExecEndNode(js->side[s].ps);
 }
 
 /*
@@ -1082,6 +1205,8 @@ join_rescan(CustomScanState *node)
 	{
 		PlanState  *child = js->side[s].ps;
 
+		if (child == NULL)
+			continue;
 		if (node->ss.ps.chgParam != NULL)
 			UpdateChangedParamSet(child, node->ss.ps.chgParam);
 		if (child->chgParam == NULL)
@@ -1128,6 +1253,8 @@ join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 									   context, useprefix, false),
 					deparse_expression(k, context, useprefix, false));
 	ExplainPropertyText("Distance Condition", cond, es);
+	if (intVal(lthird(cscan->custom_private)))
+		ExplainPropertyText("Inner Input", "the outer's rows (identical scans, read once)", es);
 	if (quals != NIL)
 		ExplainPropertyText("Join Filter",
 							deparse_expression((Node *) make_ands_explicit(quals),
