@@ -133,12 +133,15 @@ enum
 	NUM_EXPRS
 };
 
-/* custom_private of the plan, by position (Integer nodes) */
+/*
+ * custom_private of the plan, by position: Integers, and the inner's
+ * columns among the outer's when the inputs are shared (NIL if not)
+ */
 enum
 {
 	PRIV_JOINTYPE,
 	PRIV_OUTER_COLS,
-	PRIV_SHARED,
+	PRIV_INNER_MAP,
 	NUM_PRIV
 };
 
@@ -155,6 +158,7 @@ typedef struct JoinSide
 	PlanState  *ps;				/* the child plan */
 	int			first;			/* its first column in the scan tuple */
 	int			ncols;
+	int		   *map;			/* shared inputs: the inner's columns among the outer's */
 	ExprState  *hash;			/* its fingerprint */
 	AttrNumber	hash_attno;		/* > 0: it is this column of the child's */
 	TupleTableSlot *slot;		/* a kept row being read */
@@ -330,18 +334,21 @@ rename_rel(Node *node, Index from, Index to)
 
 /*
  * Are the two inputs the same rows: plain sequential scans of one table
- * with the same filters, the same columns and the same fingerprint (a
- * self-join such as docs a JOIN docs b ON a.h <~> b.h <= 3)?  Then the join
- * reads the outer input once and uses its rows for both sides.  Both scans
- * would run under the query's snapshot and return the same rows (maybe in
- * another order, which a join does not promise anyway).  Not with volatile
- * functions or subplans in the filters or columns, row marks (FOR UPDATE),
- * inheritance or sampling.
+ * with the same filters and the same fingerprint, the inner's columns among
+ * the outer's (a self-join such as docs a JOIN docs b ON a.h <~> b.h <= 3)?
+ * Then the join reads the outer input once and uses its rows for both
+ * sides.  Both scans would run under the query's snapshot and return the
+ * same rows (maybe in another order, which a join does not promise anyway).
+ * Not with volatile functions or subplans in the filters or columns, row
+ * marks (FOR UPDATE), inheritance or sampling.  Returns, for each inner
+ * column, its position among the outer's (Integers from 0), or NIL if the
+ * inputs are not identical.
  */
-static bool
+static List *
 inputs_identical(PlannerInfo *root, RelOptInfo *outerrel, RelOptInfo *innerrel,
 				 Path *outer, Path *inner, Node *ha, Node *hb)
 {
+	List	   *map = NIL;
 	RangeTblEntry *ro,
 			   *ri;
 	List	   *oq = NIL,
@@ -351,7 +358,7 @@ inputs_identical(PlannerInfo *root, RelOptInfo *outerrel, RelOptInfo *innerrel,
 	if (outerrel->reloptkind != RELOPT_BASEREL || innerrel->reloptkind != RELOPT_BASEREL ||
 		outer->pathtype != T_SeqScan || inner->pathtype != T_SeqScan ||
 		outer->parallel_aware || inner->parallel_aware)
-		return false;
+		return NIL;
 	ro = planner_rt_fetch(outerrel->relid, root);
 	ri = planner_rt_fetch(innerrel->relid, root);
 	if (ro->rtekind != RTE_RELATION || ri->rtekind != RTE_RELATION ||
@@ -359,7 +366,7 @@ inputs_identical(PlannerInfo *root, RelOptInfo *outerrel, RelOptInfo *innerrel,
 		ro->tablesample || ri->tablesample ||
 		get_plan_rowmark(root->rowMarks, outerrel->relid) ||
 		get_plan_rowmark(root->rowMarks, innerrel->relid))
-		return false;
+		return NIL;
 	foreach(lc, outerrel->baserestrictinfo)
 		oq = lappend(oq, lfirst_node(RestrictInfo, lc)->clause);
 	foreach(lc, innerrel->baserestrictinfo)
@@ -367,11 +374,27 @@ inputs_identical(PlannerInfo *root, RelOptInfo *outerrel, RelOptInfo *innerrel,
 	if (contain_volatile_functions((Node *) oq) || contain_subplans((Node *) oq) ||
 		contain_volatile_functions((Node *) outer->pathtarget->exprs) ||
 		contain_subplans((Node *) outer->pathtarget->exprs))
-		return false;
-	return equal(oq, rename_rel((Node *) iq, innerrel->relid, outerrel->relid)) &&
-		equal(outer->pathtarget->exprs,
-			  rename_rel((Node *) inner->pathtarget->exprs, innerrel->relid, outerrel->relid)) &&
-		equal(ha, rename_rel(hb, innerrel->relid, outerrel->relid));
+		return NIL;
+	if (!equal(oq, rename_rel((Node *) iq, innerrel->relid, outerrel->relid)) ||
+		!equal(ha, rename_rel(hb, innerrel->relid, outerrel->relid)))
+		return NIL;
+	foreach(lc, inner->pathtarget->exprs)
+	{
+		Node	   *e = rename_rel(lfirst(lc), innerrel->relid, outerrel->relid);
+		ListCell   *oc;
+		int			pos = -1;
+
+		foreach(oc, outer->pathtarget->exprs)
+			if (equal(e, lfirst(oc)))
+			{
+				pos = foreach_current_index(oc);
+				break;
+			}
+		if (pos < 0)
+			return NIL;
+		map = lappend(map, makeInteger(pos));
+	}
+	return map;
 }
 
 /*
@@ -392,7 +415,7 @@ join_pathlist_hook(PlannerInfo *root, RelOptInfo *joinrel,
 	List	   *joinquals = NIL,
 			   *otherquals = NIL;
 	CustomPath *cp;
-	bool		shared;
+	List	   *shared;
 	ListCell   *lc;
 
 	if (prev_join_pathlist_hook)
@@ -479,9 +502,9 @@ join_pathlist_hook(PlannerInfo *root, RelOptInfo *joinrel,
 	cp->custom_paths = list_make2(outer, inner);
 	shared = inputs_identical(root, outerrel, innerrel, outer, inner, ha, hb);
 	cp->custom_private = list_make5(list_make3(ha, hb, k), joinquals, otherquals,
-									makeInteger(jointype), makeInteger(shared));
+									makeInteger(jointype), shared);
 	cp->methods = &join_path_methods;
-	join_cost(root, cp, outer, inner, shared, k, joinquals,
+	join_cost(root, cp, outer, inner, shared != NIL, k, joinquals,
 			  clause_selectivity(root, (Node *) cond, 0, JOIN_INNER, extra->sjinfo));
 	add_path(joinrel, (Path *) cp);
 }
@@ -515,21 +538,21 @@ join_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	List	   *joinquals = lsecond(best_path->custom_private);
 	List	   *otherquals = lthird(best_path->custom_private);
 	int			jointype = intVal(lfourth(best_path->custom_private));
-	int			shared = intVal(list_nth(best_path->custom_private, 4));
+	List	   *shared = list_nth(best_path->custom_private, 4);
 
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.plan.qual = otherquals;
 	cscan->scan.scanrelid = 0;
 	cscan->flags = best_path->flags;
 	/* identical inputs: the inner's plan is not run, its columns are the outer's */
-	cscan->custom_plans = shared ? list_make1(outer) : custom_plans;
+	cscan->custom_plans = shared != NIL ? list_make1(outer) : custom_plans;
 	cscan->custom_scan_tlist = child_columns(inner->targetlist,
 											 child_columns(outer->targetlist, NIL));
 	cscan->custom_exprs = list_make4(linitial(cond), lsecond(cond), lthird(cond),
 									 joinquals);
 	cscan->custom_private = list_make3(makeInteger(jointype),
 									   makeInteger(list_length(outer->targetlist)),
-									   makeInteger(shared));
+									   shared);
 	cscan->custom_relids = bms_copy(rel->relids);
 	cscan->methods = &join_scan_methods;
 	return &cscan->scan.plan;
@@ -559,7 +582,7 @@ join_begin(CustomScanState *node, EState *estate, int eflags)
 	int			outer_cols = intVal(lsecond(cscan->custom_private));
 
 	js->jointype = (JoinType) intVal(linitial(cscan->custom_private));
-	js->shared = intVal(lthird(cscan->custom_private)) != 0;
+	js->shared = lthird(cscan->custom_private) != NIL;
 	js->cxt = AllocSetContextCreate(estate->es_query_cxt, "simhash join",
 									ALLOCSET_DEFAULT_SIZES);
 	for (int s = 0; s < 2; s++)
@@ -570,9 +593,15 @@ join_begin(CustomScanState *node, EState *estate, int eflags)
 
 		if (s == 1 && js->shared)
 		{
-			/* no inner plan: the outer's rows, by the same columns */
+			/* no inner plan: the outer's rows, its columns mapped */
+			List	   *map = lthird(cscan->custom_private);
+			ListCell   *lc;
+
 			side->first = outer_cols;
-			side->ncols = outer_cols;
+			side->ncols = list_length(map);
+			side->map = palloc(sizeof(int) * side->ncols);
+			foreach(lc, map)
+				side->map[foreach_current_index(lc)] = intVal(lfirst(lc));
 			side->slot = ExecInitExtraTupleSlot(estate, ExecGetResultType(js->side[0].ps),
 												&TTSOpsMinimalTuple);
 			break;
@@ -608,10 +637,19 @@ fill_side(RadiusJoinState *js, JoinSide *side, TupleTableSlot *slot)
 {
 	TupleTableSlot *scan = js->css.ss.ss_ScanTupleSlot;
 
-	memcpy(scan->tts_values + side->first, slot->tts_values,
-		   side->ncols * sizeof(Datum));
-	memcpy(scan->tts_isnull + side->first, slot->tts_isnull,
-		   side->ncols * sizeof(bool));
+	if (side->map)
+		for (int c = 0; c < side->ncols; c++)
+		{
+			scan->tts_values[side->first + c] = slot->tts_values[side->map[c]];
+			scan->tts_isnull[side->first + c] = slot->tts_isnull[side->map[c]];
+		}
+	else
+	{
+		memcpy(scan->tts_values + side->first, slot->tts_values,
+			   side->ncols * sizeof(Datum));
+		memcpy(scan->tts_isnull + side->first, slot->tts_isnull,
+			   side->ncols * sizeof(bool));
+	}
 }
 
 static void
@@ -1045,6 +1083,9 @@ join_run(RadiusJoinState *js)
 									 js->side[0].ps->plan->plan_rows +
 									 (js->shared ? 0 : js->side[1].ps->plan->plan_rows),
 									 &progress);
+		dedup_search_set_budget_name(search,
+									 "the join's search memory (half of work_mem * hash_mem_multiplier)",
+									 "work_mem or hash_mem_multiplier");
 		js->searched = true;
 	}
 
@@ -1253,7 +1294,7 @@ join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 									   context, useprefix, false),
 					deparse_expression(k, context, useprefix, false));
 	ExplainPropertyText("Distance Condition", cond, es);
-	if (intVal(lthird(cscan->custom_private)))
+	if (lthird(cscan->custom_private) != NIL)
 		ExplainPropertyText("Inner Input", "the outer's rows (identical scans, read once)", es);
 	if (quals != NIL)
 		ExplainPropertyText("Join Filter",
