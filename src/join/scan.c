@@ -1,5 +1,5 @@
 /*
- * join.c
+ * src/join/scan.c
  *		The radius join: `a.h <~> b.h <= k` between two relations (or a
  *		relation and itself, or subqueries) as one permuted-table search over
  *		both inputs, offered to the planner as a CustomScan ("SimhashJoin")
@@ -34,6 +34,15 @@
  * a tuplestore, from which the node returns its rows.  For a semi or anti
  * join a candidate that passes the quals marks its outer row; the outer
  * rows are then returned in input order, marked (semi) or not (anti).
+ *
+ * A self-join of identical scans (one table, the same filters and
+ * fingerprint, the inner's columns among the outer's: docs a JOIN docs b ON
+ * a.h <~> b.h <= 3) reads its input once: the plan has no inner child, the
+ * inner side's rows are the outer's (its columns mapped), the search holds
+ * each fingerprint once with the row number as its key, every pair it
+ * reports is two candidates (a, b) and (b, a), and each row is a candidate
+ * with itself, checked in row order before the search.  This halves the
+ * rows read, kept and sorted: the 1M-row self-join took half the time.
  *
  * Why one search over both sides rather than a bipartite one: the search
  * and its spilling already exist, are tested and exact; a self-join's two
@@ -256,18 +265,20 @@ planned_radius(PlannerInfo *root, Node *k)
 
 /*
  * Cost of the join (all of it is startup: nothing comes out before both
- * inputs are read and searched).  Calibrated on two measurements against
- * the index nested loop (whose probes the planner costs at about 3.4 on a
- * 1M-row table, 6.6 on a 2,000-row one): the 1M-row self-join at blocks 5,
- * distance 3 (bench/join.sh: this join about 3.5 times faster than the
- * index nested loop, the costs 3.1 times lower), and 59 probes against
- * 1,600 rows (sql/index.sql: the index nested loop about twice as fast, and
- * cheaper).  Reading and keeping a row, its share of the sort by
- * fingerprint and of the candidates' cache misses come to about 80
- * cpu_operator_cost per row, and each table about 2 more per row.
+ * inputs are read and searched).  Calibrated against the index nested loop
+ * on the grid of bench/join.sh (new rows of 10k, 100k and 1M against a
+ * 10M-row corpus with an index, and 10k and 100k against 1M rows; CPU
+ * times of each plan, forced): the index nested loop was 4 and 1.6 times
+ * faster at 10k and 100k rows against 10M, the radius join 1.5 times faster
+ * at 1M (than the parallel index nested loop), and against 1M rows the two
+ * were even at 10k and the radius join twice as fast at 100k.  Reading and
+ * keeping a row, its share of the sort by fingerprint and of the
+ * candidates' cache misses come to about 40 cpu_operator_cost per row (half
+ * the first calibration, on 1M rows only, which chose the index nested loop
+ * for 1M rows against 10M), and each table about 1 more per row.
  */
-#define JOIN_ROW_COST		80.0	/* in cpu_operator_cost, per input row */
-#define JOIN_TABLE_COST		2.0 /* in cpu_operator_cost, per row and table */
+#define JOIN_ROW_COST		40.0	/* in cpu_operator_cost, per input row */
+#define JOIN_TABLE_COST		1.0 /* in cpu_operator_cost, per row and table */
 
 static void
 join_cost(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner, bool shared,
@@ -277,7 +288,7 @@ join_cost(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner, bool shar
 	int			radius = planned_radius(root, k);
 	double		tables;
 	double		candidates;
-	double		width;
+	double		row_bytes;
 	double		budget = (double) get_hash_memory_limit();
 	QualCost	qcost;
 	Cost		cost;
@@ -301,7 +312,6 @@ join_cost(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner, bool shar
 	cost += candidates * (cpu_tuple_cost + qcost.per_tuple) + qcost.startup;
 
 	/* past the budget: rows and fingerprints to temporary files and back */
-	width = outer->pathtarget->width + inner->pathtarget->width;
 	if (rows * (DEDUP_ROW_BYTES + 16) * 2 > budget)
 	{
 		double		pages = rows * 16 * (Max(radius, 0) + 1) / BLCKSZ;
@@ -314,8 +324,10 @@ join_cost(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner, bool shar
 	 * the 1M-row self-join took 15 times longer at work_mem 4MB than in
 	 * memory, nearly all of it in these reads).
 	 */
-	if (rows * (width + 24) * 4 > budget)
-		cost += 2 * rows * (width + 24) / BLCKSZ * seq_page_cost +
+	row_bytes = outer->rows * (outer->pathtarget->width + 24) +
+		(shared ? 0 : inner->rows * (inner->pathtarget->width + 24));
+	if (row_bytes * 4 > budget)
+		cost += 2 * row_bytes / BLCKSZ * seq_page_cost +
 			candidates * 2 * random_page_cost;
 
 	cp->path.startup_cost = cost;
