@@ -2,8 +2,8 @@
 # bench/join.sh: the radius join (src/join/scan.c) against simhash_pairs and
 # the index nested loop, and the planner's choice between them, in one run:
 #   bench/join.sh              corpus N = 10,000,000 rows (the grid;
-#                              about 20 minutes alone on 2 cores)
-#   bench/join.sh 1000000      N = 1,000,000 rows (about 5 minutes)
+#                              12 minutes on the shared 2-core machine)
+#   bench/join.sh 1000000      N = 1,000,000 rows
 #   GRID="100 1000" bench/join.sh 1000000   other outer sizes
 # Data (fixed, bench/planted_docs.sql as bench/dedup.sh): ids 1 .. 0.95 N have
 # h = simhash_hash(id::text); ids above are copies of a pseudo-randomly chosen
