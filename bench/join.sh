@@ -1,42 +1,59 @@
 #!/usr/bin/env bash
-# bench/join.sh: the radius join (src/join/scan.c) against simhash_pairs and the index
-# nested loop, in one run on one table:
-#   bench/join.sh            N = 1,000,000 rows (about 5 minutes)
-#   bench/join.sh 10000000   N = 10,000,000 rows (the index nested loop is
-#                            then skipped: it takes minutes)
-# Data (fixed, bench/planted_docs.sql as bench/dedup.sh): ids 1 .. 0.95 N have h = simhash_hash(id::text);
-# ids above are copies of a pseudo-randomly chosen earlier row with 0 .. 3
-# bits flipped.  Timed (psql \timing, median of 3 runs, 1 for the index
-# nested loop and at 10M rows), each in a fresh connection:
+# bench/join.sh: the radius join (src/join/scan.c) against simhash_pairs and
+# the index nested loop, and the planner's choice between them, in one run:
+#   bench/join.sh              corpus N = 10,000,000 rows (the issue's grid;
+#                              12 minutes on the shared 2-core machine)
+#   bench/join.sh 1000000      N = 1,000,000 rows
+#   GRID="100 1000" bench/join.sh 1000000   other outer sizes
+# Data (fixed, bench/planted_docs.sql as bench/dedup.sh): ids 1 .. 0.95 N have
+# h = simhash_hash(id::text); ids above are copies of a pseudo-randomly chosen
+# earlier row with 0 .. 3 bits flipped.  Timed (psql \timing, median of 3
+# runs, 1 above 2M rows), each in a fresh connection:
 #   count        SELECT count(*) FROM docs (the unit of the ratios)
-#   pairs        simhash_pairs('docs', 'id', 'h', 3), maintenance_work_mem 1GB
+#   pairs        simhash_pairs('docs', 'id', 'h', 3), maintenance_work_mem 2GB
 #   join         SELECT count(*) FROM docs a JOIN docs b ON a.id < b.id
-#                WHERE a.h <~> b.h <= 3, work_mem 256MB (in memory)
-#   join_4MB     the same at the default work_mem (spills to temporary files)
+#                WHERE a.h <~> b.h <= 3, work_mem WM (in memory: 80 bytes per
+#                row, at least 256MB)
+#   join_4MB     the same at the default work_mem (rows spill to temporary
+#                files; at most 2M rows)
 #   index_nl     the same with simhash.enable_join = off and an index USING
-#                simhash: the planner's index nested loop
-#   new_*        1,000 and 100,000 rows of a second table (near-copies of
-#                corpus rows and random ones) joined to the corpus: the
-#                planner's choice, the radius join and the index nested loop
-# Every join's count is checked against simhash_pairs'.  The report goes to
-# stdout and bench/data/join_report_N.txt.
+#                simhash: the planner's index nested loop (at most 2M rows)
+# The grid: outer tables of GRID rows (default 100 1000 10000 100000 1000000;
+# every other row a near-copy (2 bits) of a corpus row, the others random)
+# joined to the corpus, SELECT count(*) FROM news_n n JOIN docs c ON
+# c.h <~> n.h <= 3, at work_mem WM (the corpus and the outer rows in memory),
+# with and without the index:
+#   custom       the radius join (enable_nestloop off)
+#   index_nl     the index nested loop (simhash.enable_join off; with the index)
+#   choice       the planner's plan: timed again only when it is neither of
+#                the two above (else their time), with its ratio to the best
+# Every count is checked: the self-joins against simhash_pairs, each grid
+# cell's plans against each other.  The report goes to stdout and
+# bench/data/join_report_N.txt.
 set -euo pipefail
 source "$(dirname "$0")/../test/lib.sh"
 cd "$SIMHASH_ROOT"
 
+GRID=${GRID:-"100 1000 10000 100000 1000000"}
+set -- "${1:-10000000}"
 source bench/planted.sh
 planted_setup join "$@"
+MAXN=0
+for n in $GRID; do [ "$n" -gt "$MAXN" ] && MAXN=$n; done
+# work_mem that keeps the join in memory: 80 bytes a row (the search's half
+# and the rows' quarter of work_mem * hash_mem_multiplier 2), at least 256MB
+WM="$(( ((N + MAXN) * 80 / 1048576 + 1) > 256 ? ((N + MAXN) * 80 / 1048576 + 1) : 256 ))MB"
+step "outer tables: $GRID"
 sql <<EOF
--- new rows: every other one a near-copy (2 bits) of a corpus row, the others random
 CREATE UNLOGGED TABLE news AS
 SELECT g AS id, CASE WHEN g % 2 = 0
 	THEN (d.h::bigint # (3::bigint << (g % 62)::int))::simhash64
 	ELSE simhash_hash('new' || g)::simhash64 END AS h
-FROM generate_series(1, 100000) g JOIN docs d ON d.id = 1 + (g * 7919) % $ORIG;
-CREATE UNLOGGED TABLE news_1k AS SELECT * FROM news WHERE id <= 1000;
-VACUUM ANALYZE news;
-VACUUM ANALYZE news_1k;
+FROM generate_series(1, $MAXN) g JOIN docs d ON d.id = 1 + (g::bigint * 7919) % $ORIG;
 EOF
+for n in $GRID; do
+	sql -c "CREATE UNLOGGED TABLE news_$n AS SELECT * FROM news WHERE id <= $n" -c "VACUUM ANALYZE news_$n"
+done
 
 # time a query (with settings) in a fresh connection: prints "ms result"
 run() {
@@ -50,7 +67,7 @@ EOF
 	echo "$(grep -oE 'Time: [0-9.]+' <<<"$out" | tail -1 | awk '{print $2}') $(grep -v '^Time:' <<<"$out" | tail -1)"
 }
 median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
-declare -A MS RES CHOICE
+declare -A MS RES PLAN
 measure() {	# name runs settings query
 	local name=$1 runs=$2 settings=$3 query=$4 times="" ms res
 	step "$name"
@@ -61,60 +78,104 @@ measure() {	# name runs settings query
 	MS[$name]=$(printf '%s' "$times" | median)
 	RES[$name]=$res
 }
+# the plan's shape (no costs, no estimates) under settings
+plan() { sql -At -c "$1" -c "EXPLAIN (COSTS OFF) $2" | tr '\n' ' '; }
 temp_bytes() {
 	sql -At -c "SELECT pg_stat_force_next_flush(); SELECT temp_bytes FROM pg_stat_database WHERE datname = current_database()" | tail -1
 }
 
 SELF="SELECT count(*) FROM docs a JOIN docs b ON a.id < b.id WHERE a.h <~> b.h <= 3"
 measure count "$RUNS" "" "SELECT count(*) FROM docs"
-measure pairs "$RUNS" "SET maintenance_work_mem = '1GB';" "SELECT count(*) FROM simhash_pairs('docs', 'id', 'h', 3)"
-measure join "$RUNS" "SET work_mem = '256MB';" "$SELF"
-t0=$(temp_bytes)
-measure join_4MB "$RUNS" "" "$SELF"
-sleep 0.6
-SPILL_MB=$(( ($(temp_bytes) - t0) / RUNS / 1048576 ))
-PLAN=$(sql -At -c "SET work_mem = '256MB'; EXPLAIN (COSTS OFF) $SELF" | grep -c SimhashJoin || true)
+measure pairs "$RUNS" "SET maintenance_work_mem = '2GB';" "SELECT count(*) FROM simhash_pairs('docs', 'id', 'h', 3)"
+measure join "$RUNS" "SET work_mem = '$WM';" "$SELF"
+PLAN_SELF=$(plan "SET work_mem = '$WM';" "$SELF")
+SPILL_MB=
+if [ "$N" -le 2000000 ]; then
+	t0=$(temp_bytes)
+	measure join_4MB "$RUNS" "" "$SELF"
+	sleep 0.6
+	SPILL_MB=$(( ($(temp_bytes) - t0) / RUNS / 1048576 ))
+fi
 
+# the grid: custom join and planner's choice without the index, then with it
+grid() {	# suffix (noidx | idx)
+	local x=$1 n Q choice
+	for n in $GRID; do
+		Q="SELECT count(*) FROM news_$n n JOIN docs c ON c.h <~> n.h <= 3"
+		if [ "$x" = noidx ]; then
+			measure "custom_$n" "$RUNS" "SET work_mem = '$WM'; SET enable_nestloop = off;" "$Q"
+			PLAN[custom_$n]=$(plan "SET work_mem = '$WM'; SET enable_nestloop = off;" "$Q")
+		else
+			measure "index_nl_$n" "$RUNS" "SET work_mem = '$WM'; SET simhash.enable_join = off;" "$Q"
+			PLAN[index_nl_$n]=$(plan "SET work_mem = '$WM'; SET simhash.enable_join = off;" "$Q")
+		fi
+		choice=$(plan "SET work_mem = '$WM';" "$Q")
+		PLAN[choice_${x}_$n]=$choice
+		if [ "$choice" = "${PLAN[custom_$n]}" ]; then
+			MS[choice_${x}_$n]=${MS[custom_$n]}; RES[choice_${x}_$n]=${RES[custom_$n]}
+		elif [ "$x" = idx ] && [ "$choice" = "${PLAN[index_nl_$n]}" ]; then
+			MS[choice_${x}_$n]=${MS[index_nl_$n]}; RES[choice_${x}_$n]=${RES[index_nl_$n]}
+		elif [ "$x" = noidx ] && [ "$n" -gt 10000 ]; then
+			MS[choice_${x}_$n]=skipped	# a nested loop over every pair: hours
+		else
+			measure "choice_${x}_$n" "$RUNS" "SET work_mem = '$WM';" "$Q"
+		fi
+	done
+}
+grid noidx
 step "building the index"
-sql -c "SET maintenance_work_mem = '1GB'; CREATE INDEX docs_h ON docs USING simhash (h)"
+sql -c "SET maintenance_work_mem = '2GB'; CREATE INDEX docs_h ON docs USING simhash (h)"
 if [ "$N" -le 2000000 ]; then
 	measure index_nl 1 "SET simhash.enable_join = off;" "$SELF"
 fi
-for t in news_1k news; do
-	Q="SELECT count(*) FROM $t n JOIN docs c ON c.h <~> n.h <= 3"
-	measure "${t}_planner" "$RUNS" "SET work_mem = '256MB';" "$Q"
-	measure "${t}_join" "$RUNS" "SET work_mem = '256MB'; SET enable_nestloop = off;" "$Q"
-	measure "${t}_index_nl" "$RUNS" "SET simhash.enable_join = off;" "$Q"
-	CHOICE[$t]=$(sql -At -c "SET work_mem = '256MB'; EXPLAIN (COSTS OFF) $Q" | grep -oE 'SimhashJoin|Nested Loop' | head -1)
-done
+grid idx
 stop_cluster
 
+# the plan's kind, for the report
+kind() {
+	case "$1" in
+	*SimhashJoin*) echo "radius join" ;;
+	*Gather*"Index Scan"*) echo "parallel index NL" ;;
+	*"Index Scan"*) echo "index NL" ;;
+	*"Nested Loop"*) echo "nested loop" ;;
+	*) echo "other" ;;
+	esac
+}
 mkdir -p bench/data
 {
 	echo "bench/join.sh $N: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, PostgreSQL $("$PGBIN/postgres" --version | awk '{print $3}'), load $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "table: $N rows (bigint id, simhash64), $((N - ORIG)) planted near-duplicates (0..3 bits); distance 3, blocks 5"
-	echo "self-join: $SELF (the radius join in the plan: $([ "$PLAN" -gt 0 ] && echo yes || echo NO))"
-	printf '%-20s %10s %10s %10s  %s\n' query ms x_count x_pairs result
-	for name in count pairs join join_4MB index_nl news_1k_planner news_1k_join news_1k_index_nl \
-		news_planner news_join news_index_nl; do
+	echo "corpus: $N rows (bigint id, simhash64), $((N - ORIG)) planted near-duplicates (0..3 bits); distance 3, blocks 5; work_mem $WM for the joins in memory"
+	echo "self-join: $SELF (plan: $(kind "$PLAN_SELF")$(grep -q 'Inner Input' <<<"$PLAN_SELF" && echo ', one scan for both sides'))"
+	printf '%-12s %10s %10s %10s  %s\n' query ms x_count x_pairs result
+	for name in count pairs join join_4MB index_nl; do
 		[ -n "${MS[$name]:-}" ] || continue
-		printf '%-20s %10.0f %10.1f %10.2f  %s\n' "$name" "${MS[$name]}" \
+		printf '%-12s %10.0f %10.1f %10.2f  %s\n' "$name" "${MS[$name]}" \
 			"$(echo "${MS[$name]} / ${MS[count]}" | bc -l)" \
 			"$(echo "${MS[$name]} / ${MS[pairs]}" | bc -l)" "${RES[$name]}"
 	done
-	echo "join at the default work_mem (4MB): ${SPILL_MB} MB of temporary files per run"
+	[ -n "$SPILL_MB" ] && echo "join at the default work_mem (4MB): ${SPILL_MB} MB of temporary files per run"
 	[ -n "${MS[index_nl]:-}" ] &&
 		printf 'index nested loop / radius join: %.1f\n' "$(echo "${MS[index_nl]} / ${MS[join]}" | bc -l)"
-	for t in news_1k news; do
-		[ -n "${MS[${t}_planner]:-}" ] || continue
-		best=$(printf '%s\n%s\n' "${MS[${t}_join]}" "${MS[${t}_index_nl]}" | sort -n | head -1)
-		printf '%s: the planner chose %s, %.2f times the best of the two\n' "$t" "${CHOICE[$t]:-?}" \
-			"$(echo "${MS[${t}_planner]} / $best" | bc -l)"
-	done
-	# exactness: every self-join count equals simhash_pairs'
+	echo
+	echo "grid: SELECT count(*) FROM news_n n JOIN docs c ON c.h <~> n.h <= 3 (ms; choice/best: the planner's plan against the fastest of the two)"
+	printf '%-8s %8s | %10s %10s %-20s %6s | %10s %-20s %6s\n' outer result custom index_nl "choice (index)" ratio \
+		"no index" "choice" ratio
 	ok=yes
+	for n in $GRID; do
+		c=${MS[custom_$n]} i=${MS[index_nl_$n]} ci=${MS[choice_idx_$n]} cn=${MS[choice_noidx_$n]}
+		best=$(printf '%s\n%s\n' "$c" "$i" | sort -n | head -1)
+		rn=-
+		[ "$cn" != skipped ] && rn=$(printf '%.2f' "$(echo "$cn / $c" | bc -l)")
+		[ "$cn" != skipped ] && cn=$(printf '%.0f' "$cn")
+		printf '%-8s %8s | %10.0f %10.0f %-20s %6.2f | %10s %-20s %6s\n' "$n" "${RES[custom_$n]}" "$c" "$i" \
+			"$(kind "${PLAN[choice_idx_$n]}") $(printf '%.0f' "$ci")" "$(echo "$ci / $best" | bc -l)" \
+			"$cn" "$(kind "${PLAN[choice_noidx_$n]}")" "$rn"
+		for name in index_nl_$n choice_idx_$n choice_noidx_$n; do
+			[ -n "${RES[$name]:-}" ] && [ "${RES[$name]}" != "${RES[custom_$n]}" ] && ok=NO
+		done
+	done
 	for name in join join_4MB index_nl; do
 		[ -n "${RES[$name]:-}" ] && [ "${RES[$name]}" != "${RES[pairs]}" ] && ok=NO
 	done
-	echo "self-join counts equal simhash_pairs': $ok"
+	echo "every count equal (self-joins to simhash_pairs, grid plans to each other): $ok"
 } | tee "$REPORT"

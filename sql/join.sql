@@ -72,9 +72,27 @@ INSERT INTO forms VALUES
 	('semi', 'SELECT n.id FROM news n WHERE EXISTS (SELECT 1 FROM corpus c WHERE c.h <~> n.h <= %s)'),
 	('anti', 'SELECT n.id FROM news n WHERE NOT EXISTS (SELECT 1 FROM corpus c WHERE c.h <~> n.h <= %s)'),
 	('semi with a filter', 'SELECT n.id FROM news n WHERE EXISTS (SELECT 1 FROM corpus c WHERE c.h <~> n.h <= %s AND c.id > n.id - 10000)'),
-	('anti with a filter', 'SELECT n.id FROM news n WHERE NOT EXISTS (SELECT 1 FROM corpus c WHERE c.h <~> n.h <= %s AND c.tag = ''p'')');
+	('anti with a filter', 'SELECT n.id FROM news n WHERE NOT EXISTS (SELECT 1 FROM corpus c WHERE c.h <~> n.h <= %s AND c.tag = ''p'')'),
+	('self, same filters', 'SELECT a.id AS a, b.id AS b FROM (SELECT * FROM corpus WHERE id %% 3 <> 0) a JOIN (SELECT * FROM corpus WHERE id %% 3 <> 0) b ON a.h <~> b.h <= %s AND a.id < b.id'),
+	('self, other columns', 'SELECT a.id AS a, b.tag FROM corpus a JOIN corpus b ON a.h <~> b.h <= %s WHERE a.id <> b.id'),
+	('self, semi', 'SELECT a.id FROM corpus a WHERE EXISTS (SELECT 1 FROM corpus b WHERE b.h <~> a.h <= %s AND b.id <> a.id)'),
+	('self, anti', 'SELECT a.id FROM corpus a WHERE NOT EXISTS (SELECT 1 FROM corpus b WHERE a.h <~> b.h <= %s AND a.id <> b.id)');
 SELECT form, sum(rows) AS rows, sum(missing) AS missing, sum(extra) AS extra
 FROM forms, generate_series(0, 8) k, jcheck(q, k) GROUP BY form ORDER BY form;
+-- the self-joins of identical scans read their input once (no inner plan)
+CREATE FUNCTION jshared(q text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+	shared boolean := false;
+BEGIN
+	SET LOCAL enable_nestloop = off;
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || format(q, 3) LOOP
+		shared := shared OR line LIKE '%Inner Input: the outer''s rows%';
+	END LOOP;
+	RETURN shared;
+END
+$$;
+SELECT form, jshared(q) AS shared FROM forms ORDER BY form;
 
 -- the other spellings the planner support accepts
 SELECT form, c.* FROM (VALUES
@@ -112,6 +130,16 @@ BEGIN
 END
 $$;
 SELECT spilled('SELECT a.id, b.id FROM corpus a JOIN corpus b ON a.id < b.id WHERE a.h <~> b.h <= 3');
+-- more rows agreeing on a whole block than fit in the join's memory: an
+-- error that names the join's budget, work_mem * hash_mem_multiplier
+CREATE TABLE same AS SELECT g AS id, simhash_hash('same')::simhash64 AS h FROM generate_series(1, 2000) g;
+ANALYZE same;
+SET enable_nestloop = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM same a JOIN same b ON a.h <~> b.h <= 1;
+SELECT count(*) FROM same a JOIN same b ON a.h <~> b.h <= 1;
+SELECT count(*) FROM same a JOIN corpus b ON a.h <~> b.h <= 1;
+RESET enable_nestloop;
+DROP TABLE same;
 RESET work_mem;
 RESET hash_mem_multiplier;
 SELECT spilled('SELECT a.id, b.id FROM corpus a JOIN corpus b ON a.id < b.id WHERE a.h <~> b.h <= 3');
@@ -180,4 +208,4 @@ EXPLAIN (COSTS OFF) SELECT a.id, b.id FROM corpus a JOIN corpus b ON a.id < b.id
 SELECT * FROM jcheck('SELECT a.id AS a, b.id AS b FROM corpus a JOIN corpus b ON a.id < b.id WHERE a.h <~> b.h <= %s', 3);
 
 DROP TABLE few, forms, corpus, news;
-DROP FUNCTION jcheck(text, int), jflip(simhash64, int, int), spilled(text);
+DROP FUNCTION jcheck(text, int), jflip(simhash64, int, int), spilled(text), jshared(text);

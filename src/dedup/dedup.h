@@ -187,6 +187,13 @@ extern DedupSearch *dedup_search_create(const SimhashBlocks *b, Size budget,
 extern void dedup_search_add(DedupSearch *s, uint64 hash, uint64 key);
 
 /*
+ * The setting the budget comes from, for messages (default
+ * maintenance_work_mem): its name, and what to raise in a hint.
+ */
+extern void dedup_search_set_budget_name(DedupSearch *s, const char *name,
+										 const char *settings);
+
+/*
  * Find every pair within max_distance once, holding at most budget bytes
  * (which may be less than at creation), and pass them to fn in batches.
  */

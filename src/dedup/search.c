@@ -63,6 +63,9 @@ struct DedupSearch
 	int			parts_done;
 	int			parts_total;
 	uint64		spilled_bytes;	/* written to temporary files */
+	/* the budget's setting, for messages: NULL is maintenance_work_mem */
+	const char *budget_name;
+	const char *budget_hint;
 };
 
 DedupSearch *
@@ -77,6 +80,13 @@ dedup_search_create(const SimhashBlocks *b, Size budget, double est_rows,
 	s->est_rows = est_rows;
 	s->maxcap = Max(budget / DEDUP_ROW_BYTES, 1024);
 	return s;
+}
+
+void
+dedup_search_set_budget_name(DedupSearch *s, const char *name, const char *settings)
+{
+	s->budget_name = name;
+	s->budget_hint = settings;
 }
 
 uint64
@@ -168,8 +178,8 @@ spill(DedupSearch *s, Size budget)
 	s->n = s->cap = 0;
 	s->spilled = true;
 	MemoryContextSwitchTo(old);
-	dedup_progress(s->progress, "more rows than fit in maintenance_work_mem: splitting them into %d parts per table group in temporary files",
-				   1 << s->bits);
+	dedup_progress(s->progress, "more rows than fit in %s: splitting them into %d parts per table group in temporary files",
+				   s->budget_name ? s->budget_name : "maintenance_work_mem", 1 << s->bits);
 }
 
 void
@@ -315,11 +325,13 @@ search_part(DedupSearch *s, BufFile *file, uint64 nrows, int c, int used,
 		if (available <= 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("%s: " UINT64_FORMAT " rows agree on the %d bits of block %d of their fingerprints, more than fit in maintenance_work_mem",
-							s->progress->fname, nrows, b->width[c], c),
+					 errmsg("%s: " UINT64_FORMAT " rows agree on the %d bits of block %d of their fingerprints, more than fit in %s",
+							s->progress->fname, nrows, b->width[c], c,
+							s->budget_name ? s->budget_name : "maintenance_work_mem"),
 					 errdetail("Rows that agree on a whole block are searched together in memory, %d bytes per row.",
 							   (int) DEDUP_ROW_BYTES),
-					 errhint("Raise maintenance_work_mem, or leave out the fingerprints so many rows share (for example those of empty documents).")));
+					 errhint("Raise %s, or leave out the fingerprints so many rows share (for example those of empty documents).",
+							 s->budget_hint ? s->budget_hint : "maintenance_work_mem")));
 		bits = split_bits((double) nrows, budget, available);
 		shift = block_shift(b, c) + used;
 		mask = (UINT64CONST(1) << bits) - 1;
