@@ -1,5 +1,5 @@
 /*
- * dedup_citus.c
+ * dedup/citus.c
  *		The dedup jobs on Citus distributed tables (issue #15).
  *
  * The extension does not depend on Citus: it must load, and every job must
@@ -36,20 +36,46 @@
  * from the pairs (union-find via shared_key_groups; the leader linkage by
  * an ordered pass in id order, as simhash_groups does).
  *
+ * 3. The keys and MinHash jobs (shared_key_*_citus, minhash_*_citus,
+ * PL/pgSQL; the C parts here only check arguments as the single-node jobs
+ * do, simhash_citus_input, and read a signature's parameters).  A pair
+ * shares a key, so the rows' distinct keys are repartitioned by key into a
+ * work table: all rows of a key meet on one shard, where the max_key_rows
+ * cap sees the key's global row count, exactly as the single-node sort
+ * does.  Each shard pairs the rows of its keys; the pairs are repartitioned
+ * by their first id and counted there (min_shared).  For MinHash the keys
+ * are the band keys, and a candidate pair is joined with the first row's
+ * signature on that row's shard, moved to the second row's shard and
+ * estimated there (minhash_jaccard, the same fraction of equal slots as
+ * the single-node job); only kept pairs reach the coordinator.  Groups:
+ * union-find on the coordinator (shared_key_groups over the rows with a
+ * pair; a key's rows are linked to its least id when min_shared = 1).
+ *
+ * The plain job names do not hand over to these: the _citus versions run
+ * DDL and write (no read-only transactions or standbys, CREATE needed),
+ * take bigint unique ids only, and cost ~2 s of DDL; the NOTICE names the
+ * _citus function instead.
+ *
  * A worker that is down or restarts during either makes Citus raise its
  * connection error, which aborts the statement (and rolls back the work
  * table): a job never returns partial results.
  */
 #include "dedup.h"
 
+#include "access/htup_details.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_attribute.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 #include "utils/tuplestore.h"
+
+#include "core/minhash.h"
 
 /*
  * If in's relation is a Citus distributed table (not a reference or Citus
@@ -85,7 +111,7 @@ dedup_citus_notice(DedupInput *in)
 			(errmsg("%s: %s is a Citus distributed table: reading all its rows from its " INT64_FORMAT " shards on this node",
 					in->fname, in->relname, shards),
 			 errdetail("The search runs here, on one core, after every row has crossed the network."),
-			 errhint("For large tables, use simhash_pairs_citus() or simhash_groups_citus(), which search on the workers.")));
+			 errhint("For large tables, use %s_citus(), which does the work on the workers.", in->fname)));
 }
 
 /* ---- the worker side of simhash_pairs_citus() and simhash_groups_citus() ---- */
@@ -226,4 +252,79 @@ simhash_group_pairs(PG_FUNCTION_ARGS)
 		}
 	}
 	return (Datum) 0;
+}
+
+/* ---- argument checks and MinHash parameters for the other *_citus jobs ---- */
+
+/*
+ * simhash_citus_input(relation, id_column, value_column, job) → boolean:
+ * the checks of the single-node job's arguments (relation, columns and
+ * their types, bigint ids), with its messages naming job; true if the id
+ * column is declared NOT NULL (else the caller looks for NULL ids).  The
+ * value column's type follows from the job's name: simhash64 for simhash_*,
+ * minhash_signature for minhash_*, bigint[] for shared_key_*.
+ */
+PG_FUNCTION_INFO_V1(simhash_citus_input);
+Datum
+simhash_citus_input(PG_FUNCTION_ARGS)
+{
+	DedupInput	in;
+	char	   *job;
+	HeapTuple	tuple;
+	bool		notnull = false;
+	AttrNumber	att;
+
+	if (PG_ARGISNULL(3))
+		elog(ERROR, "simhash_citus_input: job must not be NULL");
+	job = text_to_cstring(PG_GETARG_TEXT_PP(3));
+	if (strncmp(job, "simhash_", 8) == 0)
+		dedup_input_init_columns(&in, fcinfo, job, -1, "hash_column",
+								 dedup_extension_type(fcinfo, "simhash64"),
+								 "Compute fingerprints into a simhash64 column, for example with simhash(text).");
+	else if (strncmp(job, "minhash_", 8) == 0)
+		dedup_input_init_columns(&in, fcinfo, job, -1, "sig_column",
+								 dedup_extension_type(fcinfo, "minhash_signature"),
+								 "Compute signatures into a minhash_signature column, for example with minhash(text).");
+	else if (strncmp(job, "shared_key_", 11) == 0)
+		dedup_input_init_columns(&in, fcinfo, job, -1, "keys_column", INT8ARRAYOID,
+								 "Keys are bigint[], for example sentence_hashes(body) or minhash_bands(sig, 32).");
+	else
+		elog(ERROR, "simhash_citus_input: unknown job \"%s\"", job);
+
+	att = get_attnum(in.relid, in.id_column);
+	tuple = SearchSysCache2(ATTNUM, ObjectIdGetDatum(in.relid), Int16GetDatum(att));
+	if (HeapTupleIsValid(tuple))
+	{
+		notnull = ((Form_pg_attribute) GETSTRUCT(tuple))->attnotnull;
+		ReleaseSysCache(tuple);
+	}
+	PG_RETURN_BOOL(notnull);
+}
+
+/*
+ * simhash_citus_minhash_params(sig) → text: a signature's parameters, as
+ * the jobs' errors print them ("n_gram=9 ... permutations=128 ..."), NULL
+ * for an empty signature.  The distinct values over a table tell whether
+ * its signatures can be compared, as minhash_pairs checks row by row.
+ */
+PG_FUNCTION_INFO_V1(simhash_citus_minhash_params);
+Datum
+simhash_citus_minhash_params(PG_FUNCTION_ARGS)
+{
+	struct varlena *v = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	MinhashParams p;
+	bool		empty;
+	const char *problem;
+	char		buf[160];
+
+	problem = minhash_read_header((const uint8_t *) VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v),
+								  &p, &empty);
+	if (problem)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("invalid minhash signature: %s", problem)));
+	if (empty)
+		PG_RETURN_NULL();
+	minhash_format_params(buf, sizeof(buf), &p);
+	PG_RETURN_TEXT_P(cstring_to_text(buf));
 }

@@ -9,8 +9,12 @@
 # every shard, radius queries in every spelling (literal, prepared, generic
 # plan, PL/pgSQL), ORDER BY distance LIMIT n, joins of a batch of new rows
 # (local, reference and colocated distributed tables) and "insert only the
-# rows without a near-duplicate", the dedup jobs (which read the rows on the
-# coordinator, with a NOTICE), and a worker restarted in the middle of a job.
+# rows without a near-duplicate", the dedup jobs (the plain names read the
+# rows on the coordinator, with a NOTICE naming the _citus version; every
+# *_citus job works on the workers and must give the single-node pairs,
+# groups, NOTICEs and errors, also on a table not distributed by its id),
+# and a worker restarted in the middle of a job or down before it (an
+# error, no rows, the work tables rolled back).
 #
 # Run by test/citus/run.sh (needs citus.so in the server's pkglibdir).
 use strict;
@@ -360,8 +364,9 @@ for my $job (@jobs)
 	my $want = cq($local);
 	ok($rc_d == 0 && $out_d eq $want && $want ne '', "$name on the distributed table: the single-node result")
 	  or diag("rc $rc_d, " . length($out_d) . ' vs ' . length($want) . " bytes; $err_d");
-	like($err_d, qr/NOTICE:  \w+: public\.docs is a Citus distributed table: reading all its rows from its $SHARDS shards/,
-		"$name: a NOTICE says the rows are pulled to the coordinator");
+	my ($job) = $sql =~ /FROM (\w+)\(/;
+	like($err_d, qr/NOTICE:  $job: public\.docs is a Citus distributed table: reading all its rows from its $SHARDS shards.*HINT:  For large tables, use ${job}_citus\(\)/s,
+		"$name: a NOTICE says the rows are pulled to the coordinator, and names ${job}_citus()");
 }
 # the distributed jobs: the pair search on the workers (rows repartitioned by
 # table group and block into a work table), the same result as one node
@@ -377,13 +382,81 @@ my @citus_jobs = (
 	[ 'simhash_groups_citus leader', q{SELECT id || ',' || group_id FROM simhash_groups_citus('docs', 'id', 'h', 3, 'leader') ORDER BY id},
 	  q{SELECT id || ',' || group_id FROM simhash_groups('docs_local', 'id', 'h', 3, 'leader') ORDER BY id} ],
 );
+# the keys and MinHash jobs: keys repartitioned by key (the max_key_rows cap
+# counts a key's rows over all shards), pairs by their first id; on docs
+# (distributed by the id) and docs_byc (distributed by another column, so
+# that minhash_*_citus copies the signatures into a work table)
+cq(q{
+	CREATE TABLE docs_byc (LIKE docs_local INCLUDING ALL EXCLUDING INDEXES);
+	SELECT create_distributed_table('docs_byc', 'c', shard_count => 6);
+	INSERT INTO docs_byc SELECT * FROM docs_local;
+});
+my %key_args = (docs => [ '', ', 2', ', 1, 10' ], docs_byc => [ ', 2, 25' ]);
+my %minhash_args = (docs => [ ', 0.5', ', 0.5, 32, 20' ], docs_byc => [ ', 0.3, 16' ]);
+# the pairs and groups versions of a job ($kind: shared_key or minhash) on
+# table $t, each against the single-node job on the local table
+sub pairs_and_groups
+{
+	my ($kind, $t, $column, $third, $args) = @_;
+	return (
+		[ "${kind}_pairs_citus($t$args)",
+		  qq{SELECT id_a || ',' || id_b || ',' || $third FROM ${kind}_pairs_citus('$t', 'id', '$column'$args) ORDER BY id_a, id_b},
+		  qq{SELECT id_a || ',' || id_b || ',' || $third FROM ${kind}_pairs('docs_local', 'id', '$column'$args) ORDER BY id_a, id_b} ],
+		[ "${kind}_groups_citus($t$args)",
+		  qq{SELECT id || ',' || group_id FROM ${kind}_groups_citus('$t', 'id', '$column'$args) ORDER BY id},
+		  qq{SELECT id || ',' || group_id FROM ${kind}_groups('docs_local', 'id', '$column'$args) ORDER BY id} ]);
+}
+for my $t ('docs', 'docs_byc')
+{
+	push @citus_jobs, pairs_and_groups('shared_key', $t, 'keys', 'shared', $_) for @{ $key_args{$t} };
+	push @citus_jobs, pairs_and_groups('minhash', $t, 'sig', 'jaccard', $_) for @{ $minhash_args{$t} };
+}
 for my $job (@citus_jobs)
 {
 	my ($name, $sql, $local) = @$job;
 	my ($rc_d, $out_d, $err_d) = $coord->psql('postgres', $sql);
-	my $want = cq($local);
-	ok($rc_d == 0 && $out_d eq $want && $want ne '', "$name: the single-node result")
+	my ($rc_l, $want, $err_l) = $coord->psql('postgres', $local);
+	ok($rc_d == 0 && $rc_l == 0 && $out_d eq $want && $want ne '', "$name: the single-node result")
 	  or diag("rc $rc_d, " . length($out_d) . ' vs ' . length($want) . " bytes; $err_d");
+	# the same NOTICEs (keys skipped by max_key_rows), but for the job's name
+	(my $notes_d = join "\n", $err_d =~ /^NOTICE:  (.*)$/mg) =~ s/_citus:/:/g;
+	my $notes_l = join "\n", $err_l =~ /^NOTICE:  (.*)$/mg;
+	is($notes_d, $notes_l, "$name: the same NOTICEs") if $notes_l ne '' || $notes_d ne '';
+}
+like(($coord->psql('postgres', q{SELECT count(*) FROM shared_key_pairs_citus('docs', 'id', 'keys', 1, 10)}))[2],
+	qr/NOTICE:  shared_key_pairs_citus: skipped 300 keys shared by more than 10 rows/,
+	'max_key_rows: the keys shared by more rows (over all shards) are skipped, with a NOTICE');
+# groups of the keys and MinHash jobs chain across shards too
+for my $g (q{shared_key_groups_citus('docs', 'id', 'keys', 2)}, q{minhash_groups_citus('docs', 'id', 'sig', 0.5)})
+{
+	cmp_ok(cq(qq{SELECT max(n) FROM (SELECT count(DISTINCT get_shard_id_for_distribution_column('docs', id)) AS n
+			FROM $g GROUP BY group_id) x}), '>', 1, "$g: some groups span several shards");
+}
+# errors as on one node: signatures of different parameters, bands above
+# the permutations, a NULL id, a column of the wrong type
+cq(q{
+	CREATE TABLE docs_bad (LIKE docs_local INCLUDING ALL);
+	ALTER TABLE docs_bad DROP CONSTRAINT docs_bad_pkey, ALTER COLUMN id DROP NOT NULL;
+	SELECT create_distributed_table('docs_bad', 'c', shard_count => 4);
+	INSERT INTO docs_bad SELECT * FROM docs_local WHERE id <= 50;
+	CREATE TABLE docs_bad_local AS SELECT * FROM docs_bad;
+});
+for my $case (
+	[ 'signatures of different parameters', q{UPDATE %s SET sig = minhash(body, permutations => 64) WHERE id = 7}, q{minhash_pairs%s('%s', 'id', 'sig')} ],
+	[ 'bands above the permutations', q{UPDATE %s SET sig = minhash(body, permutations => 64)}, q{minhash_groups%s('%s', 'id', 'sig', 0.5, 65)} ],
+	[ 'a NULL id', q{INSERT INTO %s (id, c, keys) VALUES (NULL, 1, '{1}')}, q{shared_key_groups%s('%s', 'id', 'keys')} ],
+	[ 'a column of the wrong type', q{SELECT 1 FROM %s LIMIT 0}, q{shared_key_pairs%s('%s', 'id', 'sig')} ])
+{
+	my ($name, $change, $job) = @$case;
+	cq(sprintf($change, 'docs_bad') . '; ' . sprintf($change, 'docs_bad_local'));
+	my ($rc_d, $out_d, $err_d) = $coord->psql('postgres', 'SELECT count(*) FROM ' . sprintf($job, '_citus', 'docs_bad'));
+	my ($rc_l, $out_l, $err_l) = $coord->psql('postgres', 'SELECT count(*) FROM ' . sprintf($job, '', 'docs_bad_local'));
+	my ($msg_d) = $err_d =~ /ERROR:  (.*)/;
+	my ($msg_l) = $err_l =~ /ERROR:  (.*)/;
+	s/_citus:/:/, s/docs_bad_local/docs_bad/g for grep { defined } ($msg_d, $msg_l);
+	ok($rc_d != 0 && $rc_l != 0 && defined $msg_l && $msg_d eq $msg_l && $out_d eq '',
+		"*_citus jobs, $name: the single-node job's error ($msg_l)")
+	  or diag("distributed: $err_d\nlocal: $err_l");
 }
 is(cq(q{SELECT count(*) FROM pg_class WHERE relname LIKE 'simhash_part_%'}), '0',
 	'the work table is dropped');
@@ -429,6 +502,8 @@ sub restart_mid_job
 }
 restart_mid_job(q{SELECT count(*) FROM simhash_pairs('docs', 'id', 'h')}, 'simhash_pairs');
 restart_mid_job(q{SELECT count(*) FROM simhash_groups_citus('docs', 'id', 'h')}, 'simhash_groups_citus');
+restart_mid_job(q{SELECT count(*) FROM shared_key_groups_citus('docs', 'id', 'keys')}, 'shared_key_groups_citus');
+restart_mid_job(q{SELECT count(*) FROM minhash_pairs_citus('docs', 'id', 'sig', 0.5)}, 'minhash_pairs_citus');
 is(cq(q{SELECT count(*) FROM pg_class WHERE relname LIKE 'simhash_part_%'}), '0',
 	'the work table of the failed job was rolled back');
 is(cq(q{SELECT string_agg(result, ',') FROM run_command_on_workers(
@@ -450,6 +525,13 @@ ok($rc_down2 != 0 && $out_down2 eq '' && $err_down2 =~ /ERROR:.*connect/i, 'a wo
   or diag($err_down2);
 like($err_down, qr/ERROR:.*(connect|connection)/i, 'a worker down: a connection error names the cause')
   or diag($err_down);
+for my $job (q{shared_key_pairs_citus('docs', 'id', 'keys')}, q{shared_key_groups_citus('docs', 'id', 'keys', 2)},
+	q{minhash_pairs_citus('docs', 'id', 'sig', 0.5)}, q{minhash_groups_citus('docs', 'id', 'sig', 0.5)})
+{
+	my ($rc_j, $out_j, $err_j) = $coord->psql('postgres', "SELECT count(*) FROM $job");
+	ok($rc_j != 0 && $out_j eq '' && $err_j =~ /ERROR:.*connect/i, "a worker down: $job fails with a connection error, no rows")
+	  or diag($err_j);
+}
 $w1->start;
 
 $_->stop for @nodes;
