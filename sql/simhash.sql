@@ -714,108 +714,6 @@ END
 $fn$;
 COMMENT ON FUNCTION simhash_distance_histogram(regclass, name, integer, integer) IS 'pairs of rows by Hamming distance 0..max_distance, with a running total and a text bar chart';
 
--- Citus: dedup jobs whose pair search runs on the workers.
--- simhash_pairs_citus / simhash_groups_citus repartition the rows of a
--- distributed table by (table group, the group's block) into a distributed
--- work table (Citus moves the rows between workers), search each part on
--- the worker holding it (simhash_group_pairs, pushed down by GROUP BY on
--- the work table's distribution column) and return the pairs, or groups
--- computed from them on the coordinator.  Design: src/dedup/citus.c.
-
-CREATE FUNCTION simhash_group_block(h simhash64, grp integer, blocks integer, max_distance integer)
-	RETURNS bigint
-	AS 'MODULE_PATHNAME', 'simhash_group_block'
-	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION simhash_group_block(simhash64, integer, integer, integer) IS 'the bits of block grp of h (the partition key of table group grp)';
-
-CREATE FUNCTION simhash_group_pairs(ids bigint[], hashes simhash64[], grp integer, blocks integer, max_distance integer)
-	RETURNS TABLE (id_a bigint, id_b bigint, distance integer)
-	AS 'MODULE_PATHNAME', 'simhash_group_pairs'
-	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 100;
-COMMENT ON FUNCTION simhash_group_pairs(bigint[], simhash64[], integer, integer, integer) IS 'the pairs among these rows that table group grp reports (a part of simhash_pairs)';
-
-CREATE FUNCTION simhash_pairs_citus(relation regclass, id_column name, hash_column name,
-		max_distance integer DEFAULT 3, blocks integer DEFAULT NULL)
-	RETURNS TABLE (id_a bigint, id_b bigint, distance integer)
-	LANGUAGE plpgsql AS $fn$
-DECLARE
-	nblocks integer := coalesce(blocks, greatest(least(max_distance + 2, 64), 1));
-	part text;
-BEGIN
-	IF to_regproc('pg_catalog.create_distributed_table') IS NULL THEN
-		RAISE EXCEPTION 'simhash_pairs_citus: Citus is not installed in this database'
-			USING ERRCODE = 'feature_not_supported', HINT = 'Use simhash_pairs().';
-	END IF;
-	IF relation IS NULL OR id_column IS NULL OR hash_column IS NULL OR max_distance IS NULL THEN
-		RAISE EXCEPTION 'simhash_pairs_citus: arguments must not be NULL' USING ERRCODE = 'null_value_not_allowed';
-	END IF;
-	PERFORM simhash_group_block('0000000000000000', 0, nblocks, max_distance);	-- checks blocks
-	-- the work table, in the relation's schema: one per session
-	part := format('%I.%I', (SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-	                         WHERE c.oid = relation), 'simhash_part_' || pg_backend_pid());
-	EXECUTE format('CREATE TABLE %s (bk bigint, grp integer, id bigint, h simhash64)', part);
-	PERFORM create_distributed_table(part::regclass, 'bk');
-	FOR g IN 0 .. max_distance LOOP
-		EXECUTE format('INSERT INTO %s SELECT simhash_group_block(%I, %s, %s, %s), %s, %I::bigint, %I FROM %s WHERE %I IS NOT NULL',
-		               part, hash_column, g, nblocks, max_distance, g, id_column, hash_column, relation, hash_column);
-	END LOOP;
-	RETURN QUERY EXECUTE format(
-		'SELECT p.id_a, p.id_b, p.distance FROM (SELECT grp, array_agg(id) AS ids, array_agg(h) AS hs FROM %s GROUP BY bk, grp) s,'
-		' LATERAL simhash_group_pairs(s.ids, s.hs, s.grp, %s, %s) p', part, nblocks, max_distance);
-	EXECUTE format('DROP TABLE %s', part);
-END $fn$;
-COMMENT ON FUNCTION simhash_pairs_citus(regclass, name, name, integer, integer) IS 'simhash_pairs of a Citus distributed table, searched on the workers';
-
-CREATE FUNCTION simhash_groups_citus(relation regclass, id_column name, hash_column name,
-		max_distance integer DEFAULT 3, linkage text DEFAULT 'connected', blocks integer DEFAULT NULL)
-	RETURNS TABLE (id bigint, group_id bigint)
-	LANGUAGE plpgsql AS $fn$
-DECLARE
-	x bigint;
-	leader bigint;
-BEGIN
-	IF linkage IS NULL OR linkage NOT IN ('connected', 'leader') THEN
-		RAISE EXCEPTION 'simhash_groups_citus: linkage must be ''connected'' or ''leader'''
-			USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	CREATE TEMP TABLE simhash_citus_pairs AS
-		SELECT * FROM simhash_pairs_citus(relation, id_column, hash_column, max_distance, blocks);
-	-- every row's id (ids are unique; a DISTINCT here makes Citus hash the
-	-- merged ids on the coordinator, which is slow for millions of rows)
-	EXECUTE format('CREATE TEMP TABLE simhash_citus_rows AS SELECT %I::bigint AS id FROM %s', id_column, relation);
-	ANALYZE simhash_citus_pairs;
-	ANALYZE simhash_citus_rows;
-	IF linkage = 'connected' THEN
-		-- connected components: each pair is a key shared by its two rows
-		CREATE TEMP TABLE simhash_citus_keys AS
-			SELECT r.id, coalesce(array_agg(e.n) FILTER (WHERE e.n IS NOT NULL), '{}') AS keys
-			FROM simhash_citus_rows r
-			LEFT JOIN (SELECT n, unnest(ARRAY[p.id_a, p.id_b]) AS id
-			           FROM (SELECT row_number() OVER () AS n, * FROM simhash_citus_pairs) p) e USING (id)
-			GROUP BY r.id;
-		RETURN QUERY SELECT g.id, g.group_id FROM shared_key_groups('simhash_citus_keys', 'id', 'keys', 1, 2) g;
-		DROP TABLE simhash_citus_keys;
-	ELSE
-		-- leaders: rows in id order join the nearest earlier leader (ties:
-		-- the least id), else lead; rows without an earlier pair lead
-		CREATE INDEX ON simhash_citus_pairs (id_b);
-		CREATE TEMP TABLE simhash_citus_followers (id bigint PRIMARY KEY, group_id bigint);
-		FOR x IN SELECT DISTINCT p.id_b FROM simhash_citus_pairs p ORDER BY 1 LOOP
-			SELECT p.id_a INTO leader FROM simhash_citus_pairs p
-			WHERE p.id_b = x AND NOT EXISTS (SELECT 1 FROM simhash_citus_followers f WHERE f.id = p.id_a)
-			ORDER BY p.distance, p.id_a LIMIT 1;
-			IF FOUND THEN
-				INSERT INTO simhash_citus_followers VALUES (x, leader);
-			END IF;
-		END LOOP;
-		RETURN QUERY SELECT r.id, coalesce(f.group_id, r.id) FROM simhash_citus_rows r
-			LEFT JOIN simhash_citus_followers f USING (id);
-		DROP TABLE simhash_citus_followers;
-	END IF;
-	DROP TABLE simhash_citus_pairs, simhash_citus_rows;
-END $fn$;
-COMMENT ON FUNCTION simhash_groups_citus(regclass, name, name, integer, text, integer) IS 'simhash_groups of a Citus distributed table: pairs searched on the workers, groups on the coordinator';
-
 -- rows sharing at least min_shared bigint keys (sentence fingerprints, LSH
 -- band keys): their pairs, and connected groups; keys shared by more than
 -- max_key_rows rows (boilerplate) are ignored.
@@ -879,6 +777,412 @@ CREATE FUNCTION minhash_groups(relation regclass, id_column name, sig_column nam
 	AS 'MODULE_PATHNAME', 'minhash_groups_typed'
 	LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL RESTRICTED ROWS 1000;
 COMMENT ON FUNCTION minhash_groups(regclass, name, name, anyelement, float8, integer, integer) IS 'connected groups of the pairs of minhash_pairs; group_id is the least id, of id_type''s type';
+
+-- Citus: dedup jobs whose pair search runs on the workers (issue #15).
+-- simhash_pairs_citus / simhash_groups_citus repartition the rows of a
+-- distributed table by (table group, the group's block) into a distributed
+-- work table (Citus moves the rows between workers), search each part on
+-- the worker holding it (simhash_group_pairs, pushed down by GROUP BY on
+-- the work table's distribution column) and return the pairs, or groups
+-- computed from them on the coordinator.  Design: src/dedup/citus.c.
+
+CREATE FUNCTION simhash_group_block(h simhash64, grp integer, blocks integer, max_distance integer)
+	RETURNS bigint
+	AS 'MODULE_PATHNAME', 'simhash_group_block'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION simhash_group_block(simhash64, integer, integer, integer) IS 'the bits of block grp of h (the partition key of table group grp)';
+
+CREATE FUNCTION simhash_group_pairs(ids bigint[], hashes simhash64[], grp integer, blocks integer, max_distance integer)
+	RETURNS TABLE (id_a bigint, id_b bigint, distance integer)
+	AS 'MODULE_PATHNAME', 'simhash_group_pairs'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 100;
+COMMENT ON FUNCTION simhash_group_pairs(bigint[], simhash64[], integer, integer, integer) IS 'the pairs among these rows that table group grp reports (a part of simhash_pairs)';
+
+CREATE FUNCTION simhash_pairs_citus(relation regclass, id_column name, hash_column name,
+		max_distance integer DEFAULT 3, blocks integer DEFAULT NULL)
+	RETURNS TABLE (id_a bigint, id_b bigint, distance integer)
+	LANGUAGE plpgsql AS $fn$
+DECLARE
+	nblocks integer := coalesce(blocks, greatest(least(max_distance + 2, 64), 1));
+	part text;
+BEGIN
+	PERFORM simhash_citus_start('simhash_pairs_citus', relation, id_column, hash_column);
+	IF max_distance IS NULL THEN
+		RAISE EXCEPTION 'simhash_pairs_citus: arguments must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	PERFORM simhash_group_block('0000000000000000', 0, nblocks, max_distance);	-- checks blocks
+	-- the work table, in the relation's schema: one per session
+	part := simhash_citus_work_table(relation, '', 'bk bigint, grp integer, id bigint, h simhash64', 'bk');
+	FOR g IN 0 .. max_distance LOOP
+		EXECUTE format('INSERT INTO %s SELECT simhash_group_block(%I, %s, %s, %s), %s, %I::bigint, %I FROM %s WHERE %I IS NOT NULL',
+		               part, hash_column, g, nblocks, max_distance, g, id_column, hash_column, relation, hash_column);
+	END LOOP;
+	RETURN QUERY EXECUTE format(
+		'SELECT p.id_a, p.id_b, p.distance FROM (SELECT grp, array_agg(id) AS ids, array_agg(h) AS hs FROM %s GROUP BY bk, grp) s,'
+		' LATERAL simhash_group_pairs(s.ids, s.hs, s.grp, %s, %s) p', part, nblocks, max_distance);
+	EXECUTE format('DROP TABLE %s', part);
+END $fn$;
+COMMENT ON FUNCTION simhash_pairs_citus(regclass, name, name, integer, integer) IS 'simhash_pairs of a Citus distributed table, searched on the workers';
+
+
+-- The other jobs on the workers (shared_key_* and minhash_*): the rows' keys
+-- are repartitioned by key into a work table (Citus moves them between the
+-- workers), so that every key's rows, and so its global row count (the
+-- max_key_rows cap), are on one shard; each shard pairs the rows of its keys;
+-- the pairs are repartitioned by their first id, counted (min_shared) or
+-- checked on their signatures (MinHash), and only the result reaches the
+-- coordinator.  Groups: union-find on the coordinator over the pairs (for
+-- shared_key_groups with min_shared = 1, one edge per row of a key).
+
+CREATE FUNCTION simhash_citus_input(relation regclass, id_column name, value_column name, job text)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'simhash_citus_input'
+	LANGUAGE C STABLE;
+COMMENT ON FUNCTION simhash_citus_input(regclass, name, name, text) IS 'internal: the argument checks of a *_citus job; true if the id column is NOT NULL';
+
+CREATE FUNCTION simhash_citus_minhash_params(sig minhash_signature)
+	RETURNS text
+	AS 'MODULE_PATHNAME', 'simhash_citus_minhash_params'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION simhash_citus_minhash_params(minhash_signature) IS 'internal: a signature''s parameters as text, NULL if empty';
+
+-- the common start of a *_citus job: Citus installed, the single-node job's
+-- argument checks, no NULL id
+CREATE FUNCTION simhash_citus_start(job text, relation regclass, id_column name, value_column name)
+	RETURNS void
+	LANGUAGE plpgsql AS $fn$
+DECLARE
+	found_null boolean;
+BEGIN
+	IF to_regproc('pg_catalog.create_distributed_table') IS NULL THEN
+		RAISE EXCEPTION '%: Citus is not installed in this database', job
+			USING ERRCODE = 'feature_not_supported', HINT = format('Use %s().', regexp_replace(job, '_citus$', ''));
+	END IF;
+	IF relation IS NULL OR id_column IS NULL OR value_column IS NULL THEN
+		RAISE EXCEPTION '%: arguments must not be NULL', job USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF NOT simhash_citus_input(relation, id_column, value_column, job) THEN
+		EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s WHERE %I IS NULL)', relation, id_column) INTO found_null;
+		IF found_null THEN
+			RAISE EXCEPTION '%: column "%" of relation %.% contains NULL', job, id_column,
+				(SELECT quote_ident(n.nspname) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = relation),
+				quote_ident((SELECT c.relname FROM pg_class c WHERE c.oid = relation))
+				USING ERRCODE = 'null_value_not_allowed', DETAIL = 'Every row needs an id to be reported by.';
+		END IF;
+	END IF;
+END $fn$;
+COMMENT ON FUNCTION simhash_citus_start(text, regclass, name, name) IS 'internal: the checks of a *_citus job';
+
+-- a distributed work table simhash_part_<pid><suffix> in the relation's
+-- schema, distributed by dist (co-located with colocate, a table name or
+-- 'default'); returns its qualified name
+CREATE FUNCTION simhash_citus_work_table(relation regclass, suffix text, columns text, dist name,
+		colocate text DEFAULT 'default')
+	RETURNS text
+	LANGUAGE plpgsql AS $fn$
+DECLARE
+	part text := format('%I.%I', (SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+	                              WHERE c.oid = relation), 'simhash_part_' || pg_backend_pid() || suffix);
+BEGIN
+	EXECUTE format('CREATE TABLE %s (%s)', part, columns);
+	PERFORM create_distributed_table(part::regclass, dist, colocate_with => colocate);
+	RETURN part;
+END $fn$;
+COMMENT ON FUNCTION simhash_citus_work_table(regclass, text, text, name, text) IS 'internal: a distributed work table of a *_citus job';
+
+-- The keys of every row, repartitioned by key (work table <part>_k: key,
+-- id; each row's keys distinct); raises the single-node job's NOTICE about
+-- keys shared by more than max_key_rows rows.  keys_sql: an expression of
+-- the relation's columns giving a bigint[] (NULL: no keys).  Returns the
+-- work table's name; the keys to use are those of
+-- simhash_citus_used_keys(<part>_k, max_key_rows).
+CREATE FUNCTION simhash_citus_keys(job text, relation regclass, id_column name, keys_sql text, max_key_rows integer)
+	RETURNS text
+	LANGUAGE plpgsql AS $fn$
+DECLARE
+	part text := simhash_citus_work_table(relation, '_k', 'key bigint, id bigint', 'key');
+	skipped bigint;
+BEGIN
+	EXECUTE format('INSERT INTO %s (key, id) SELECT k.k, r.%I::bigint FROM %s r,'
+	               ' LATERAL (SELECT DISTINCT u.k FROM unnest(%s) u(k) WHERE u.k IS NOT NULL) k',
+	               part, id_column, relation, keys_sql);
+	EXECUTE format('SELECT count(*) FROM (SELECT key FROM %s GROUP BY key HAVING count(*) > %s) s',
+	               part, max_key_rows) INTO skipped;
+	IF skipped > 0 THEN
+		RAISE NOTICE '%: skipped % keys shared by more than % rows', job, skipped, max_key_rows
+			USING HINT = 'Raise max_key_rows to use them.';
+	END IF;
+	RETURN part;
+END $fn$;
+COMMENT ON FUNCTION simhash_citus_keys(text, regclass, name, text, integer) IS 'internal: the keys of a *_citus job, repartitioned by key';
+
+-- the rows of the keys that make pairs (2 .. max_key_rows rows), of the
+-- work table keys: a query pushed down to every shard
+CREATE FUNCTION simhash_citus_used_keys(keys text, max_key_rows integer)
+	RETURNS text
+	LANGUAGE sql IMMUTABLE AS $fn$
+	SELECT format('(SELECT x.key, x.id FROM %s x JOIN (SELECT key FROM %s GROUP BY key HAVING count(*) BETWEEN 2 AND %s) u'
+	              ' ON u.key = x.key)', keys, keys, max_key_rows)
+$fn$;
+COMMENT ON FUNCTION simhash_citus_used_keys(text, integer) IS 'internal: the query of the keys that make pairs';
+
+-- every pair of rows of every used key, (smaller id, larger id), once per
+-- shared key, repartitioned by the smaller id into the work table
+-- <part>_p (a, b), co-located with colocate; returns its name
+CREATE FUNCTION simhash_citus_key_pairs(relation regclass, keys text, max_key_rows integer, colocate text DEFAULT 'default')
+	RETURNS text
+	LANGUAGE plpgsql AS $fn$
+DECLARE
+	part text := simhash_citus_work_table(relation, '_p', 'a bigint, b bigint', 'a', colocate);
+	used text := simhash_citus_used_keys(keys, max_key_rows);
+BEGIN
+	EXECUTE format('INSERT INTO %s (a, b) SELECT x.id, y.id FROM %s x JOIN %s y ON y.key = x.key AND x.id < y.id',
+	               part, used, used);
+	RETURN part;
+END $fn$;
+COMMENT ON FUNCTION simhash_citus_key_pairs(regclass, text, integer, text) IS 'internal: the pairs of rows sharing a key, repartitioned by the first id';
+
+-- connected groups on the coordinator: every id of the relation, its group
+-- the least id of its component of the graph whose edges pairs_sql gives
+-- (a query of two bigint columns); union-find by shared_key_groups over the
+-- rows with an edge (each edge a key of its two rows), the others alone
+CREATE FUNCTION simhash_citus_connected(relation regclass, id_column name, pairs_sql text)
+	RETURNS TABLE (id bigint, group_id bigint)
+	LANGUAGE plpgsql AS $fn$
+BEGIN
+	EXECUTE format('CREATE TEMP TABLE simhash_citus_pairs AS SELECT * FROM (%s) e(a, b)', pairs_sql);
+	CREATE TEMP TABLE simhash_citus_edges AS SELECT row_number() OVER () AS n, a, b FROM simhash_citus_pairs;
+	CREATE TEMP TABLE simhash_citus_keys AS
+		SELECT e.id, array_agg(e.n) AS keys
+		FROM (SELECT n, a AS id FROM simhash_citus_edges UNION ALL SELECT n, b FROM simhash_citus_edges) e
+		GROUP BY e.id;
+	CREATE TEMP TABLE simhash_citus_linked AS
+		SELECT * FROM shared_key_groups('simhash_citus_keys', 'id', 'keys', 1, 2);
+	-- every row's id (ids are unique; a DISTINCT here makes Citus hash the
+	-- merged ids on the coordinator, which is slow for millions of rows)
+	EXECUTE format('CREATE TEMP TABLE simhash_citus_rows AS SELECT %I::bigint AS id FROM %s', id_column, relation);
+	ANALYZE simhash_citus_linked;
+	ANALYZE simhash_citus_rows;
+	RETURN QUERY SELECT r.id, coalesce(g.group_id, r.id) FROM simhash_citus_rows r
+		LEFT JOIN simhash_citus_linked g USING (id);
+	DROP TABLE simhash_citus_pairs, simhash_citus_edges, simhash_citus_keys, simhash_citus_linked, simhash_citus_rows;
+END $fn$;
+COMMENT ON FUNCTION simhash_citus_connected(regclass, name, text) IS 'internal: connected groups of the rows of a relation under the given pairs';
+
+CREATE FUNCTION simhash_groups_citus(relation regclass, id_column name, hash_column name,
+		max_distance integer DEFAULT 3, linkage text DEFAULT 'connected', blocks integer DEFAULT NULL)
+	RETURNS TABLE (id bigint, group_id bigint)
+	LANGUAGE plpgsql AS $fn$
+DECLARE
+	x bigint;
+	leader bigint;
+BEGIN
+	IF linkage IS NULL OR linkage NOT IN ('connected', 'leader') THEN
+		RAISE EXCEPTION 'simhash_groups_citus: linkage must be ''connected'' or ''leader'''
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF linkage = 'connected' THEN
+		-- connected components of the pairs
+		RETURN QUERY SELECT * FROM simhash_citus_connected(relation, id_column,
+			format('SELECT id_a, id_b FROM simhash_pairs_citus(%L, %L, %L, %s, %s)',
+			       relation, id_column, hash_column, max_distance, coalesce(blocks::text, 'NULL')));
+		RETURN;
+	END IF;
+	CREATE TEMP TABLE simhash_citus_pairs AS
+		SELECT * FROM simhash_pairs_citus(relation, id_column, hash_column, max_distance, blocks);
+	-- every row's id (ids are unique; a DISTINCT here makes Citus hash the
+	-- merged ids on the coordinator, which is slow for millions of rows)
+	EXECUTE format('CREATE TEMP TABLE simhash_citus_rows AS SELECT %I::bigint AS id FROM %s', id_column, relation);
+	ANALYZE simhash_citus_pairs;
+	ANALYZE simhash_citus_rows;
+	-- leaders: rows in id order join the nearest earlier leader (ties: the
+	-- least id), else lead; rows without an earlier pair lead
+	CREATE INDEX ON simhash_citus_pairs (id_b);
+	CREATE TEMP TABLE simhash_citus_followers (id bigint PRIMARY KEY, group_id bigint);
+	FOR x IN SELECT DISTINCT p.id_b FROM simhash_citus_pairs p ORDER BY 1 LOOP
+		SELECT p.id_a INTO leader FROM simhash_citus_pairs p
+		WHERE p.id_b = x AND NOT EXISTS (SELECT 1 FROM simhash_citus_followers f WHERE f.id = p.id_a)
+		ORDER BY p.distance, p.id_a LIMIT 1;
+		IF FOUND THEN
+			INSERT INTO simhash_citus_followers VALUES (x, leader);
+		END IF;
+	END LOOP;
+	RETURN QUERY SELECT r.id, coalesce(f.group_id, r.id) FROM simhash_citus_rows r
+		LEFT JOIN simhash_citus_followers f USING (id);
+	DROP TABLE simhash_citus_pairs, simhash_citus_rows, simhash_citus_followers;
+END $fn$;
+COMMENT ON FUNCTION simhash_groups_citus(regclass, name, name, integer, text, integer) IS 'simhash_groups of a Citus distributed table: pairs searched on the workers, groups on the coordinator';
+
+-- single-node argument ranges of the keys jobs
+CREATE FUNCTION simhash_citus_check_int(job text, what text, v integer, lo integer, hi integer)
+	RETURNS void
+	LANGUAGE plpgsql IMMUTABLE AS $fn$
+BEGIN
+	IF v IS NULL THEN
+		RAISE EXCEPTION '%: % must not be NULL', job, what USING ERRCODE = 'null_value_not_allowed';
+	ELSIF v < lo THEN
+		RAISE EXCEPTION '%: % must be at least %, not %', job, what, lo, v USING ERRCODE = 'invalid_parameter_value';
+	ELSIF v > hi THEN
+		RAISE EXCEPTION '%: % must be at most %, not %', job, what, hi, v USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+END $fn$;
+COMMENT ON FUNCTION simhash_citus_check_int(text, text, integer, integer, integer) IS 'internal: an integer argument''s range';
+
+-- the start of shared_key_pairs_citus / shared_key_groups_citus: checks,
+-- and the keys repartitioned (simhash_citus_keys)
+CREATE FUNCTION simhash_citus_key_job(job text, relation regclass, id_column name, keys_column name,
+		min_shared integer, max_key_rows integer)
+	RETURNS text
+	LANGUAGE plpgsql AS $fn$
+BEGIN
+	PERFORM simhash_citus_start(job, relation, id_column, keys_column);
+	PERFORM simhash_citus_check_int(job, 'min_shared', min_shared, 1, 2147483647);
+	PERFORM simhash_citus_check_int(job, 'max_key_rows', max_key_rows, 2, 1000000);
+	RETURN simhash_citus_keys(job, relation, id_column, format('r.%I', keys_column), max_key_rows);
+END $fn$;
+COMMENT ON FUNCTION simhash_citus_key_job(text, regclass, name, name, integer, integer) IS 'internal: the start of a shared_key_*_citus job';
+
+CREATE FUNCTION shared_key_pairs_citus(relation regclass, id_column name, keys_column name,
+		min_shared integer DEFAULT 1, max_key_rows integer DEFAULT 1000)
+	RETURNS TABLE (id_a bigint, id_b bigint, shared integer)
+	LANGUAGE plpgsql AS $fn$
+DECLARE
+	keys text;
+	pairs text;
+BEGIN
+	keys := simhash_citus_key_job('shared_key_pairs_citus', relation, id_column, keys_column, min_shared, max_key_rows);
+	pairs := simhash_citus_key_pairs(relation, keys, max_key_rows);
+	RETURN QUERY EXECUTE format('SELECT a, b, count(*)::integer FROM %s GROUP BY a, b HAVING count(*) >= %s',
+	                            pairs, min_shared);
+	EXECUTE format('DROP TABLE %s, %s', pairs, keys);
+END $fn$;
+COMMENT ON FUNCTION shared_key_pairs_citus(regclass, name, name, integer, integer) IS 'shared_key_pairs of a Citus distributed table, paired on the workers';
+
+CREATE FUNCTION shared_key_groups_citus(relation regclass, id_column name, keys_column name,
+		min_shared integer DEFAULT 1, max_key_rows integer DEFAULT 1000)
+	RETURNS TABLE (id bigint, group_id bigint)
+	LANGUAGE plpgsql AS $fn$
+DECLARE
+	keys text;
+	pairs text;
+BEGIN
+	keys := simhash_citus_key_job('shared_key_groups_citus', relation, id_column, keys_column, min_shared, max_key_rows);
+	IF min_shared = 1 THEN
+		-- rows sharing a key are connected: one edge from each row of a
+		-- used key to the key's least id
+		RETURN QUERY SELECT * FROM simhash_citus_connected(relation, id_column, format(
+			'SELECT id, least_id FROM (SELECT x.id, min(x.id) OVER (PARTITION BY x.key) AS least_id FROM %s x) s'
+			' WHERE id <> least_id', simhash_citus_used_keys(keys, max_key_rows)));
+		EXECUTE format('DROP TABLE %s', keys);
+	ELSE
+		pairs := simhash_citus_key_pairs(relation, keys, max_key_rows);
+		RETURN QUERY SELECT * FROM simhash_citus_connected(relation, id_column,
+			format('SELECT a, b FROM %s GROUP BY a, b HAVING count(*) >= %s', pairs, min_shared));
+		EXECUTE format('DROP TABLE %s, %s', pairs, keys);
+	END IF;
+END $fn$;
+COMMENT ON FUNCTION shared_key_groups_citus(regclass, name, name, integer, integer) IS 'shared_key_groups of a Citus distributed table: pairs on the workers, groups on the coordinator';
+
+-- The pairs of minhash_pairs, on the workers: band keys repartitioned by
+-- key, candidate pairs by their first id; the first id's signature joins
+-- them there (from the relation itself when it is distributed by the id
+-- column as bigint, else from a work table <part>_s (id, sig)), they move
+-- to the second id's shard, whose signature completes the estimate.
+-- Returns the query of the pairs (a, b, jaccard) and, in work, the work
+-- tables to drop afterwards.
+CREATE FUNCTION simhash_citus_minhash(job text, relation regclass, id_column name, sig_column name,
+		threshold float8, bands integer, max_key_rows integer, OUT pairs_sql text, OUT work text)
+	LANGUAGE plpgsql
+	SET extra_float_digits = 3	-- the threshold into the query text exactly
+	AS $fn$
+DECLARE
+	params text[];
+	perms integer;
+	sigs text;
+	sig_id name;
+	sig_col name;
+	keys text;
+	pairs text;
+	moved text;
+BEGIN
+	PERFORM simhash_citus_start(job, relation, id_column, sig_column);
+	IF threshold IS NULL THEN
+		RAISE EXCEPTION '%: threshold must not be NULL', job USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF NOT (threshold > 0.0 AND threshold <= 1.0) THEN
+		RAISE EXCEPTION '%: threshold must be in (0, 1], not %', job, threshold USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	PERFORM simhash_citus_check_int(job, 'bands', bands, 1, 2147483647);
+	PERFORM simhash_citus_check_int(job, 'max_key_rows', max_key_rows, 2, 1000000);
+	-- the signatures' parameters: one set (as minhash_pairs checks row by row)
+	EXECUTE format('SELECT array_agg(p ORDER BY p) FROM (SELECT DISTINCT simhash_citus_minhash_params(%I) AS p FROM %s'
+	               ' WHERE %I IS NOT NULL) s WHERE p IS NOT NULL', sig_column, relation, sig_column) INTO params;
+	IF cardinality(params) > 1 THEN
+		RAISE EXCEPTION '%: the signatures of column "%" have different parameters', job, sig_column
+			USING ERRCODE = 'invalid_parameter_value', DETAIL = format('One has %s, another %s.', params[1], params[2]);
+	END IF;
+	IF cardinality(params) = 1 THEN
+		perms := substring(params[1] FROM 'permutations=([0-9]+)')::integer;
+		IF bands > perms THEN
+			RAISE EXCEPTION '%: bands (%) must not exceed the signatures'' permutations (%)', job, bands, perms
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+	END IF;
+	-- where the signatures are found by id, distributed by id
+	IF EXISTS (SELECT FROM pg_dist_partition p WHERE p.logicalrelid = relation AND p.partmethod = 'h'
+	           AND column_to_column_name(p.logicalrelid, p.partkey) = id_column::text)
+	   AND (SELECT a.atttypid FROM pg_attribute a WHERE a.attrelid = relation AND a.attname = id_column) = 'bigint'::regtype THEN
+		sigs := relation::text;
+		sig_id := id_column;
+		sig_col := sig_column;
+		work := '';
+	ELSE
+		sigs := simhash_citus_work_table(relation, '_s', format('id bigint, sig %s', pg_typeof(NULL::minhash_signature)), 'id');
+		EXECUTE format('INSERT INTO %s (id, sig) SELECT %I::bigint, %I FROM %s WHERE %I IS NOT NULL',
+		               sigs, id_column, sig_column, relation, sig_column);
+		sig_id := 'id';
+		sig_col := 'sig';
+		work := sigs || ', ';
+	END IF;
+	keys := simhash_citus_keys(job, relation, id_column,
+	                           format('CASE WHEN simhash_citus_minhash_params(r.%I) IS NOT NULL THEN minhash_bands(r.%I, %s) END',
+	                                  sig_column, sig_column, bands), max_key_rows);
+	pairs := simhash_citus_key_pairs(relation, keys, max_key_rows, sigs);
+	moved := simhash_citus_work_table(relation, '_m', format('b bigint, a bigint, sig_a %s', pg_typeof(NULL::minhash_signature)), 'b', sigs);
+	EXECUTE format('INSERT INTO %s (b, a, sig_a) SELECT p.b, p.a, s.%I FROM (SELECT a, b FROM %s GROUP BY a, b) p'
+	               ' JOIN %s s ON s.%I = p.a', moved, sig_col, pairs, sigs, sig_id);
+	pairs_sql := format('SELECT m.a, m.b, j FROM %s m JOIN %s s ON s.%I = m.b,'
+	                    ' LATERAL (SELECT minhash_jaccard(m.sig_a, s.%I) AS j) e WHERE j >= %s',
+	                    moved, sigs, sig_id, sig_col, threshold);
+	work := work || format('%s, %s, %s', moved, pairs, keys);
+END $fn$;
+COMMENT ON FUNCTION simhash_citus_minhash(text, regclass, name, name, float8, integer, integer) IS 'internal: the pairs of minhash_pairs_citus on the workers';
+
+CREATE FUNCTION minhash_pairs_citus(relation regclass, id_column name, sig_column name,
+		threshold float8 DEFAULT 0.8, bands integer DEFAULT 32, max_key_rows integer DEFAULT 10000)
+	RETURNS TABLE (id_a bigint, id_b bigint, jaccard float8)
+	LANGUAGE plpgsql AS $fn$
+DECLARE
+	m record;
+BEGIN
+	m := simhash_citus_minhash('minhash_pairs_citus', relation, id_column, sig_column, threshold, bands, max_key_rows);
+	RETURN QUERY EXECUTE m.pairs_sql;
+	EXECUTE format('DROP TABLE %s', m.work);
+END $fn$;
+COMMENT ON FUNCTION minhash_pairs_citus(regclass, name, name, float8, integer, integer) IS 'minhash_pairs of a Citus distributed table, candidates and estimates on the workers';
+
+CREATE FUNCTION minhash_groups_citus(relation regclass, id_column name, sig_column name,
+		threshold float8 DEFAULT 0.8, bands integer DEFAULT 32, max_key_rows integer DEFAULT 10000)
+	RETURNS TABLE (id bigint, group_id bigint)
+	LANGUAGE plpgsql AS $fn$
+DECLARE
+	m record;
+BEGIN
+	m := simhash_citus_minhash('minhash_groups_citus', relation, id_column, sig_column, threshold, bands, max_key_rows);
+	RETURN QUERY SELECT * FROM simhash_citus_connected(relation, id_column, format('SELECT a, b FROM (%s) p', m.pairs_sql));
+	EXECUTE format('DROP TABLE %s', m.work);
+END $fn$;
+COMMENT ON FUNCTION minhash_groups_citus(regclass, name, name, float8, integer, integer) IS 'minhash_groups of a Citus distributed table: pairs on the workers, groups on the coordinator';
 
 --------------------------------------------------------------------------
 -- 11. privileges.  Functions are executable by PUBLIC unless revoked here.
