@@ -5,7 +5,7 @@
 // runs of equal prefixes comparing all pairs (bit count by clearing the
 // lowest set bit), and collect matches in an std::unordered_set of pairs
 // (which is how it reports a pair found by several tables once).  Same
-// block geometry as src/blocks.c, so it finds the same pairs.
+// block geometry as src/core/blocks.c, so it finds the same pairs.
 //
 //	find_all_baseline FILE DISTANCE BLOCKS...	(FILE: raw uint64 values)
 #include <algorithm>

@@ -10,6 +10,7 @@
 #include "fmgr.h"
 #include "utils/array.h"
 
+#include "core/blocks.h"
 #include "core/input.h"
 
 /* simhash64 is an unsigned 64-bit value stored like int8, passed by value */
@@ -93,10 +94,20 @@ extern void simhash_textarray_put_server(SimhashTextArray *a, const char *s,
 										 size_t len);
 extern ArrayType *simhash_textarray_finish(SimhashTextArray *a);
 
-/* find_all.c: reject an invalid blocks / max_distance pair (22023) */
-extern void simhash_check_blocks(int32 blocks, int32 max_distance);
+/*
+ * simhash.c: the one check of a search's blocks / max_distance (22023, at
+ * most max_tables tables), and a SimhashBlocks checked by it
+ */
+extern void simhash_check_blocks(int32 blocks, int32 max_distance, int max_tables);
+extern void simhash_blocks_init_checked(SimhashBlocks *b, int32 blocks,
+										int32 max_distance);
 
-/* join.c: the radius join's settings, hook and node methods (_PG_init) */
-extern void simhash_join_init(void);
+/*
+ * Each part's init, called by _PG_init (simhash.c): settings, reloptions,
+ * hooks and node methods
+ */
+extern void simhash_index_init(void);	/* index/handler.c: reloptions */
+extern void simhash_dedup_init(void);	/* dedup/read.c: settings */
+extern void simhash_join_init(void);	/* join/scan.c: settings, hook */
 
 #endif							/* SIMHASH_H */

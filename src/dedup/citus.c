@@ -97,9 +97,7 @@ citus_blocks(FunctionCallInfo fcinfo, int ba, int ka, SimhashBlocks *b)
 	int32		blocks = PG_GETARG_INT32(ba);
 	int32		max_distance = PG_GETARG_INT32(ka);
 
-	simhash_check_blocks(blocks, max_distance);
-	if (!simhash_blocks_init(b, blocks, max_distance))
-		elog(ERROR, "invalid simhash block configuration");
+	simhash_blocks_init_checked(b, blocks, max_distance);
 }
 
 /* the table group argument at position ga, checked against b */

@@ -25,6 +25,7 @@
 
 #include "core/blocks.h"
 #include "core/rowpairs.h"
+#include "core/union_find.h"
 
 /* ---- dedup_read.c ---- */
 
@@ -142,21 +143,20 @@ typedef struct DedupProgress
 } DedupProgress;
 
 extern int	simhash_progress_interval;
-extern void dedup_define_gucs(void);
 extern void dedup_progress_start(DedupProgress *p, const char *fname);
 extern void dedup_progress(DedupProgress *p, const char *fmt,...) pg_attribute_printf(2, 3);
 
 /* ---- dedup_groups.c: connected components over row numbers ---- */
 
-typedef struct DedupUnion DedupUnion;
+typedef SimhashUnion DedupUnion;
 
 /*
- * A union-find over nrows rows: 4 bytes per row plus a bit, which the
- * caller must have checked against its budget (dedup_union_bytes()).
+ * A union-find over nrows rows (core/union_find.h; join rows with
+ * simhash_union_pair()), allocated in the current context: 4 bytes per row
+ * plus a bit (simhash_union_bytes()), which the caller must have checked
+ * against its budget.  An error past SIMHASH_UNION_MAX_ROWS rows.
  */
-extern Size dedup_union_bytes(uint64 nrows);
 extern DedupUnion *dedup_union_create(uint64 nrows);
-extern void dedup_union_pair(DedupUnion *u, uint64 a, uint64 b);
 
 /*
  * Emit (id, least id of its group) for every row into rsinfo's tuplestore,

@@ -191,7 +191,7 @@ keys_run(KeysState *st, int min_shared, int max_key_rows, int work_mem_kb,
 					if (direct)
 					{
 						if (i > 0)
-							dedup_union_pair(uf, run[i - 1], run[i]);
+							simhash_union_pair(uf, run[i - 1], run[i]);
 						continue;
 					}
 					for (int j = i + 1; j < nrun; j++)
@@ -272,7 +272,7 @@ emit_key_pair(void *arg, uint64 ra, uint64 rb, int shared)
 static void
 union_key_pair(void *arg, uint64 ra, uint64 rb, int shared)
 {
-	dedup_union_pair((DedupUnion *) arg, ra, rb);
+	simhash_union_pair((DedupUnion *) arg, ra, rb);
 }
 
 static int
@@ -310,7 +310,7 @@ max_key_rows_arg(FunctionCallInfo fcinfo, int arg, const char *fname)
 static DedupUnion *
 keys_union_create(DedupInput *in, uint64 nrows, Size *bytes)
 {
-	*bytes = dedup_union_bytes(nrows);
+	*bytes = simhash_union_bytes(nrows);
 	if (*bytes > in->budget / 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -537,7 +537,7 @@ minhash_union_pair(void *arg, uint64 ra, uint64 rb, int shared)
 	if (job_estimate(job, ra, rb) >= job->threshold)
 	{
 		job->kept++;
-		dedup_union_pair(job->uf, ra, rb);
+		simhash_union_pair(job->uf, ra, rb);
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(job->tmpcxt);

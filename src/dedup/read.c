@@ -31,8 +31,9 @@
 
 int			simhash_progress_interval = 10;
 
+/* Called from _PG_init: the dedup jobs' settings. */
 void
-dedup_define_gucs(void)
+simhash_dedup_init(void)
 {
 	DefineCustomIntVariable("simhash.progress_interval",
 							"Seconds between progress messages of simhash_pairs and simhash_groups.",
@@ -205,18 +206,15 @@ dedup_input_init(DedupInput *in, FunctionCallInfo fcinfo, const char *fname,
 				 errmsg("%s: max_distance must not be NULL", fname),
 				 errhint("To give the ids' type, name the argument: id_type => NULL::integer.")));
 	max_distance = PG_GETARG_INT32(max_distance_arg);
-	/* issue #17: without blocks, say which argument is out of range */
-	if (PG_ARGISNULL(blocks_arg) && max_distance > 63)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: max_distance must be at most 63, not %d", fname, max_distance),
-				 errhint("Fingerprints have 64 bits; two random ones are about 32 bits apart.")));
 
-	/* blocks: NULL chooses max_distance + 2, usually the fastest */
-	blocks = PG_ARGISNULL(blocks_arg) ? Max(Min(max_distance + 2, 64), 1) : PG_GETARG_INT32(blocks_arg);
-	simhash_check_blocks(blocks, max_distance);
-	if (!simhash_blocks_init(&in->blocks, blocks, max_distance))
-		elog(ERROR, "invalid simhash block configuration");
+	/*
+	 * blocks: NULL chooses max_distance + 2, usually the fastest (a valid
+	 * number of blocks, so that an out-of-range max_distance is what the
+	 * check names: issue #17)
+	 */
+	blocks = PG_ARGISNULL(blocks_arg) ?
+		Max(Min(max_distance + 2, SIMHASH_MAX_BLOCKS), 1) : PG_GETARG_INT32(blocks_arg);
+	simhash_blocks_init_checked(&in->blocks, blocks, max_distance);
 }
 
 void

@@ -222,7 +222,7 @@ join_nblocks(int k)
 	if (simhash_join_blocks > 0 &&
 		simhash_blocks_validate(simhash_join_blocks, k) == SIMHASH_BLOCKS_OK)
 		return simhash_join_blocks;
-	return Min(k + 2, 64);
+	return Min(k + 2, SIMHASH_MAX_BLOCKS);
 }
 
 /*
@@ -927,8 +927,7 @@ join_run(RadiusJoinState *js)
 	{
 		int			radius = (int) js->radius_value;
 
-		if (!simhash_blocks_init(&js->blocks, join_nblocks(radius), radius))
-			elog(ERROR, "invalid simhash block configuration");
+		simhash_blocks_init_checked(&js->blocks, join_nblocks(radius), radius);
 		progress.fname = "simhash join";
 		/* progress messages only when asked for every step */
 		progress.last = DT_NOEND;
@@ -1191,9 +1190,9 @@ simhash_join_init(void)
 							 NULL, NULL, NULL);
 	DefineCustomIntVariable("simhash.join_blocks",
 							"Number of blocks of the simhash radius join's search (0: distance + 2).",
-							"Used when valid for the join's distance: more than the distance, and at most 10000 tables.",
+							"Used when valid for the join's distance: more than the distance, and at most " CppAsString2(SIMHASH_MAX_TABLES) " tables.",
 							&simhash_join_blocks,
-							0, 0, 64,
+							0, 0, SIMHASH_MAX_BLOCKS,
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
 
