@@ -2,9 +2,10 @@
  * simhash.c
  *		The module entry (its magic block and _PG_init, which calls each
  *		part's init function and then reserves the "simhash" prefix of
- *		settings) and the one server-side check of a search's (blocks,
- *		max_distance): its limits and the pure check are those of
- *		src/core/blocks.h, its messages are here.  The file map of src/ is in
+ *		settings), and the argument checks every part shares: a
+ *		one-dimensional array, and a search's (blocks, max_distance), whose
+ *		limits and pure check are those of src/core/blocks.h and whose one
+ *		set of messages is here.  The file map of src/ is in
  *		doc/contributing.md.
  */
 #include "simhash.h"
@@ -29,6 +30,17 @@ _PG_init(void)
 	simhash_dedup_init();
 	simhash_join_init();
 	MarkGUCPrefixReserved("simhash");
+}
+
+/* Reject an array argument that is not one-dimensional (2202E). */
+void
+simhash_check_array_dims(ArrayType *arr, const char *what)
+{
+	if (ARR_NDIM(arr) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("%s must be a one-dimensional array", what),
+				 errdetail("The array has %d dimensions.", ARR_NDIM(arr))));
 }
 
 /*

@@ -2,11 +2,11 @@
  * src/core/index_pages.h
  *		Checks of simhash index pages as pure functions of a page image and
  *		a few facts from the metapage and the relation's size.  No
- *		PostgreSQL headers: the same checks run in the server (am_pages.c,
+ *		PostgreSQL headers: the same checks run in the server (index/pages.c,
  *		through simhash_read_page()) and in a fuzz target (test/fuzz).
  *
  * The on-disk layout is the one documented in am.h; this file mirrors it
- * with fixed-width types, and am_pages.c asserts at compile time that the
+ * with fixed-width types, and index/pages.c asserts at compile time that the
  * two agree (sizes and offsets).
  *
  * A check answers with a verdict:

@@ -1,5 +1,5 @@
 /*
- * dedup_citus.c
+ * citus.c
  *		The dedup jobs on Citus distributed tables (issue #15).
  *
  * The extension does not depend on Citus: it must load, and every job must
@@ -7,7 +7,7 @@
  * catalog tables pg_catalog.pg_dist_partition / pg_dist_shard, looked up by
  * name; without them nothing here does anything.
  *
- * 1. The fallback.  A job's one read of its table (dedup_read.c: "SELECT
+ * 1. The fallback.  A job's one read of its table (read.c: "SELECT
  * id, value FROM rel" through SPI) goes through Citus's planner like any
  * query: on a distributed table it fans out to every shard and streams all
  * rows to the node running the job (the coordinator), which runs the

@@ -1,5 +1,5 @@
 /*
- * dedup_groups.c
+ * groups.c
  *		simhash_groups(relation, id_column, hash_column, max_distance,
  *		linkage, id_type, blocks): (id, group_id) for every row of a table,
  *		group_id being the least id of the row's group, so that keeping the

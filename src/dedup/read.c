@@ -1,5 +1,5 @@
 /*
- * dedup_read.c
+ * read.c
  *		The input of the table-scale dedup jobs: their arguments checked,
  *		one read of the table through SPI, the ids kept by row number in a
  *		temporary file, and progress NOTICEs.  See dedup.h.
@@ -81,6 +81,7 @@ dedup_extension_type(FunctionCallInfo fcinfo, const char *name)
 						   CStringGetDatum(name), ObjectIdGetDatum(nsp));
 }
 
+/* a name argument as a string (not NULL) */
 static char *
 name_arg(FunctionCallInfo fcinfo, int arg, const char *what, const char *fname)
 {
@@ -243,6 +244,7 @@ typedef struct DedupReceiver
 	DedupProgress progress;
 } DedupReceiver;
 
+/* the DestReceiver's receiveSlot: one row of the read to the job's callback */
 static bool
 dedup_receive(TupleTableSlot *slot, DestReceiver *self)
 {
@@ -405,6 +407,7 @@ dedup_ids_append(DedupIds *ids, Datum id)
 	ids->cursor = PG_UINT64_MAX;	/* the file position is at the end */
 }
 
+/* position the ids file at byte pos */
 static void
 ids_seek(DedupIds *ids, uint64 pos)
 {
@@ -415,6 +418,7 @@ ids_seek(DedupIds *ids, uint64 pos)
 				 errmsg("could not seek in a temporary file of simhash ids")));
 }
 
+/* read len bytes of the ids file (an error if short) */
 static void
 ids_read(DedupIds *ids, void *p, Size len)
 {

@@ -1,5 +1,5 @@
 /*
- * dedup_search.c
+ * search.c
  *		The pair search of the table-scale dedup jobs, within a memory
  *		budget (maintenance_work_mem).  See dedup.h.
  *
@@ -77,12 +77,6 @@ dedup_search_create(const SimhashBlocks *b, Size budget, double est_rows,
 	s->est_rows = est_rows;
 	s->maxcap = Max(budget / DEDUP_ROW_BYTES, 1024);
 	return s;
-}
-
-uint64
-dedup_search_rows(const DedupSearch *s)
-{
-	return s->nrows;
 }
 
 uint64

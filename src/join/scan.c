@@ -1,5 +1,5 @@
 /*
- * join.c
+ * scan.c
  *		The radius join: `a.h <~> b.h <= k` between two relations (or a
  *		relation and itself, or subqueries) as one permuted-table search over
  *		both inputs, offered to the planner as a CustomScan ("SimhashJoin")
@@ -20,7 +20,7 @@
  * join's target list and its other quals) and its fingerprint is computed
  * (the condition's expression on that side; rows with a NULL fingerprint
  * never match).  The fingerprints go into one search of the dedup jobs
- * (dedup_search.c), each with a 64-bit key: the side in the top bit and
+ * (search.c), each with a 64-bit key: the side in the top bit and
  * the row number below it.  That search sorts all fingerprints, collapses
  * equal ones into runs (rowpairs.h) and runs find_all over the distinct
  * values, table group by table group, reporting every pair of rows within k
@@ -260,6 +260,10 @@ planned_radius(PlannerInfo *root, Node *k)
 #define JOIN_ROW_COST		80.0	/* in cpu_operator_cost, per input row */
 #define JOIN_TABLE_COST		2.0 /* in cpu_operator_cost, per row and table */
 
+/*
+ * the path's rows and costs: reading both sides, the search and the
+ * candidates
+ */
 static void
 join_cost(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner,
 		  Node *k, List *quals, Selectivity pair_sel, JoinType jointype)
@@ -476,6 +480,7 @@ join_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
  * ---------------------------------------------------------------------
  */
 
+/* CreateCustomScanState: the node's state */
 static Node *
 join_create_state(CustomScan *cscan)
 {
@@ -486,6 +491,7 @@ join_create_state(CustomScan *cscan)
 	return (Node *) js;
 }
 
+/* BeginCustomScan: start both children and the scan slot's layout */
 static void
 join_begin(CustomScanState *node, EState *estate, int eflags)
 {
@@ -539,6 +545,7 @@ fill_side(RadiusJoinState *js, JoinSide *side, TupleTableSlot *slot)
 		   side->ncols * sizeof(bool));
 }
 
+/* the scan slot's columns of one side set to NULL (a null-extended row) */
 static void
 clear_side(RadiusJoinState *js, JoinSide *side)
 {
@@ -706,6 +713,7 @@ check_pair(RadiusJoinState *js, uint64 o, uint64 i)
 		tuplestore_puttupleslot(js->results, project(js));
 }
 
+/* qsort order of candidates: by major (the row in the file), then minor */
 static int
 candidate_cmp(const void *a, const void *b)
 {
@@ -975,6 +983,7 @@ join_run(RadiusJoinState *js)
 	js->done = true;
 }
 
+/* ExecCustomScan: the next joined row (the search runs on the first call) */
 static TupleTableSlot *
 join_exec(CustomScanState *node)
 {
@@ -1049,6 +1058,7 @@ join_reset(RadiusJoinState *js)
 	js->done = false;
 }
 
+/* EndCustomScan: free the results and end both children */
 static void
 join_end(CustomScanState *node)
 {
@@ -1088,6 +1098,7 @@ join_rescan(CustomScanState *node)
 	}
 }
 
+/* the join type as EXPLAIN names it */
 static const char *
 join_type_name(JoinType jointype)
 {
