@@ -3,7 +3,7 @@
 # all in one run, on fixed data (see bench/find_all_bench.c): 1,000,000
 # values (1,000 planted near-duplicate pairs) at blocks 4/5/6/8, distance 3,
 # and 10,000,000 values at blocks 5 (FULL=1: at all four).
-#   ours     - the pure-C find_all of src/core/blocks.c (bench/find_all_bench.c)
+#   ours     - the pure-C find_all of src/core/ (bench/find_all_bench.c)
 #   baseline - per table std::transform + std::sort + run scan + unordered_set
 #              of matches, as simhash-cpp does (bench/find_all_baseline.cpp)
 #   sql      - SELECT count(*) FROM simhash_find_all(...) on a throwaway
@@ -21,7 +21,8 @@ BLOCKS_10M=${BLOCKS_10M:-5}
 
 ensure_packages
 out=$(mktemp -d /tmp/simhash-bench.XXXXXX)
-cc -O2 -std=gnu99 -Isrc/core -o "$out/find_all_bench" bench/find_all_bench.c src/core/blocks.c
+cc -O2 -std=gnu99 -Isrc/core -o "$out/find_all_bench" bench/find_all_bench.c \
+	src/core/blocks.c src/core/permute.c src/core/radix_sort.c src/core/pair_scan.c src/core/find_all.c
 g++ -O2 -o "$out/find_all_baseline" bench/find_all_baseline.cpp
 
 results=$out/results.txt

@@ -1,6 +1,7 @@
 /*
  * bench/find_all_bench.c: CPU time of the permuted-table find_all
- * (src/core/blocks.c, the code simhash_find_all() runs) on a fixed data set, and
+ * (src/core/find_all.c and the search it drives, the code that
+ * simhash_find_all() runs) on a fixed data set, and
  * the data set itself for bench/find_all_baseline.cpp.  Run through
  * bench/find_all.sh.
  *

@@ -100,3 +100,13 @@ SHOW simhash.progress_interval;
 SELECT count(*) FROM simhash_find_all(ARRAY['0000000000000000']::simhash64[]);
 SHOW simhash.progress_interval;
 RESET simhash.progress_interval;
+-- issue #12: once the library is loaded, the simhash prefix is reserved: a
+-- placeholder set before the load is removed with a warning, and an unknown
+-- simhash.* setting is refused
+\c
+SET simhash.foo = 1;
+LOAD 'simhash';
+SHOW simhash.foo;
+SET simhash.foo = 1;
+SET simhash.enable_join = off;
+RESET simhash.enable_join;

@@ -1,19 +1,103 @@
 /*
  * simhash.c
- *		The module's magic block.  Each concern lives in its own file:
- *		- pure C (no server headers): vote.c (bit vote), tokenizer.c
- *		  (tokens, shingles, feature hash), tfweight.c (tf-weighted vote),
- *		  blocks.c (block permutations, radix sort, pair scan);
- *		- SQL objects: type.c (simhash64), distance.c (<~>,
- *		  hamming_distance), ball.c (simhash_ball, <@, simhash_within),
- *		  planner.c (planner support), compute.c and text_features.c
- *		  (fingerprints, tokens, shingles, features), aggregate.c
- *		  (simhash_agg), find_all.c (simhash_find_all);
- *		- the index access method: am.h (design and page layout),
- *		  am_handler.c, am_build.c, am_insert.c, am_scan.c, am_vacuum.c,
- *		  am_cost.c, am_validate.c, am_runs.c, am_pages.c, am_check.c.
+ *		The module entry (its magic block and _PG_init, which calls each
+ *		part's init function and then reserves the "simhash" prefix of
+ *		settings), and the argument checks every part shares: a
+ *		one-dimensional array, and a search's (blocks, max_distance), whose
+ *		limits and pure check are those of src/core/blocks.h and whose one
+ *		set of messages is here.  The file map of src/ is in
+ *		doc/contributing.md.
  */
-#include "postgres.h"
-#include "fmgr.h"
+#include "simhash.h"
+
+#include "utils/guc.h"
+
+#include "dedup/dedup.h"
 
 PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+/*
+ * Load time: each part defines its settings, reloptions, hooks and node
+ * methods; then unknown simhash.* settings are refused (and placeholders
+ * set before the load warned about) as for any extension's reserved prefix.
+ */
+void
+_PG_init(void)
+{
+	simhash_index_init();
+	simhash_dedup_init();
+	simhash_join_init();
+	MarkGUCPrefixReserved("simhash");
+}
+
+/* Reject an array argument that is not one-dimensional (2202E). */
+void
+simhash_check_array_dims(ArrayType *arr, const char *what)
+{
+	if (ARR_NDIM(arr) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("%s must be a one-dimensional array", what),
+				 errdetail("The array has %d dimensions.", ARR_NDIM(arr))));
+}
+
+/*
+ * Raise the error for an invalid (blocks, max_distance) of a search with at
+ * most max_tables tables (SIMHASH_MAX_TABLES; SIMHASH_MAX_INDEX_TABLES for
+ * an index), all 22023; return if it is valid.  The one set of messages of
+ * the index's reloptions, simhash_find_all and the dedup jobs.
+ */
+void
+simhash_check_blocks(int32 blocks, int32 max_distance, int max_tables)
+{
+	switch (simhash_blocks_check(blocks, max_distance, max_tables))
+	{
+		case SIMHASH_BLOCKS_OK:
+			return;
+		case SIMHASH_BLOCKS_BAD_NBLOCKS:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("blocks must be between 1 and %d, not %d",
+							SIMHASH_MAX_BLOCKS, blocks),
+					 errhint("The 64 bits of a fingerprint are split into this many blocks.")));
+			break;
+		case SIMHASH_BLOCKS_BAD_DISTANCE:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("max_distance must be between 0 and %d, not %d",
+							SIMHASH_MAX_DISTANCE, max_distance),
+					 errhint("Fingerprints have 64 bits; two random ones are about 32 bits apart.")));
+			break;
+		case SIMHASH_BLOCKS_DISTANCE_TOO_LARGE:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("blocks must be greater than max_distance"),
+					 errdetail("blocks is %d and max_distance is %d.", blocks, max_distance),
+					 errhint("Two fingerprints within max_distance bits have at least blocks - max_distance equal blocks, so blocks must be at least max_distance + 1.")));
+			break;
+		case SIMHASH_BLOCKS_TOO_MANY_TABLES:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("too many tables for blocks %d and max_distance %d", blocks, max_distance),
+					 errdetail("The search has one table per choice of max_distance blocks out of blocks, C(%d, %d) in all; at most %d are allowed.",
+							   blocks, max_distance, max_tables),
+					 errhint("Use fewer blocks: max_distance + 2 or + 3 is usually fastest.")));
+			break;
+	}
+	/* unknown status */
+	elog(ERROR, "invalid simhash block configuration");
+}
+
+/*
+ * *b for a search with the given arguments, checked with the messages of
+ * simhash_check_blocks (at most SIMHASH_MAX_TABLES tables).
+ */
+void
+simhash_blocks_init_checked(SimhashBlocks *b, int32 blocks, int32 max_distance)
+{
+	simhash_check_blocks(blocks, max_distance, SIMHASH_MAX_TABLES);
+	if (!simhash_blocks_init(b, blocks, max_distance))
+		elog(ERROR, "invalid simhash block configuration");
+}

@@ -21,8 +21,9 @@ if ! make -s -j2 COPT=-Werror >&2 || ! make -s install >&2; then
 	say "build failed"; echo "simhash: 0 passed, 1 failed"; exit 1
 fi
 
-# 1. pure-C unit tests (no server)
-make -s -C test/unit >&2
+# 1. pure-C unit tests (no server); their build first checks the boundary of
+#  the core (every src/core/*.c compiles alone without server headers)
+make -s -C test/unit >&2; record "unit: build, src/core boundary" $?
 for t in test/unit/test_*; do
 	[ -x "$t" ] || continue
 	"$t" >&2; record "unit: $(basename "$t")" $?

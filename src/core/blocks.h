@@ -4,6 +4,9 @@
  *		and Das Sarma 2007; the scheme of simhash-py's find_all).  Pure C: no
  *		PostgreSQL headers, so it can be unit-tested and benchmarked outside
  *		the server, and shared by simhash_find_all() and the index.
+ *		One interface, implemented by: blocks.c (geometry and the check of
+ *		blocks / max_distance), permute.c (table permutations), radix_sort.c
+ *		(the sort), pair_scan.c (the pair scan), find_all.c (the driver).
  *
  * The 64 bits are split into m blocks ("nblocks").  If two fingerprints
  * differ in at most k bits ("max_distance"), at most k blocks differ, so at
@@ -33,8 +36,9 @@
  * blocks sit right after the prefix in the permuted value.
  *
  * m = k + 1 .. 64 and k = 0 .. 63 are valid while C(m, k) stays at most
- * SIMHASH_MAX_TABLES.  k = 0 gives one table whose prefix is the whole value
- * (exact duplicates).
+ * SIMHASH_MAX_TABLES (SIMHASH_MAX_INDEX_TABLES for an index, which keeps a
+ * sorted copy per table).  k = 0 gives one table whose prefix is the whole
+ * value (exact duplicates).
  */
 #ifndef SIMHASH_BLOCKS_H
 #define SIMHASH_BLOCKS_H
@@ -43,14 +47,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Most tables a configuration may have (C(m, k)); each is a full pass. */
+/*
+ * The limits of a configuration, here only: every check of (blocks,
+ * max_distance) goes through simhash_blocks_check().
+ */
+#define SIMHASH_MAX_BLOCKS 64		/* m: 1 .. 64 */
+#define SIMHASH_MAX_DISTANCE 63		/* k: 0 .. 63 */
+/* Most tables a search may have (C(m, k)); each is a full pass. */
 #define SIMHASH_MAX_TABLES 10000
+/* Most tables an index may have: it keeps a sorted copy of each. */
+#define SIMHASH_MAX_INDEX_TABLES 1000
 
 typedef enum SimhashBlocksStatus
 {
 	SIMHASH_BLOCKS_OK = 0,
 	SIMHASH_BLOCKS_BAD_NBLOCKS,		/* nblocks not in 1 .. 64 */
-	SIMHASH_BLOCKS_BAD_DISTANCE,	/* max_distance negative */
+	SIMHASH_BLOCKS_BAD_DISTANCE,	/* max_distance not in 0 .. 63 */
 	SIMHASH_BLOCKS_DISTANCE_TOO_LARGE,	/* max_distance >= nblocks */
 	SIMHASH_BLOCKS_TOO_MANY_TABLES	/* C(nblocks, max_distance) too large */
 } SimhashBlocksStatus;
@@ -67,9 +79,15 @@ typedef struct SimhashBlocks
 } SimhashBlocks;
 
 /*
- * Check a configuration; SIMHASH_BLOCKS_OK if valid.  Callers report the
- * error in their own words (see simhash_blocks_status_message()).
+ * The one check of a configuration: SIMHASH_BLOCKS_OK if nblocks and
+ * max_distance are in range and C(nblocks, max_distance) is at most
+ * max_tables.  The server reports the status with simhash_check_blocks()
+ * (src/simhash.c), the one set of messages.
  */
+extern SimhashBlocksStatus simhash_blocks_check(int nblocks, int max_distance,
+												int max_tables);
+
+/* simhash_blocks_check() with the search's limit, SIMHASH_MAX_TABLES. */
 extern SimhashBlocksStatus simhash_blocks_validate(int nblocks, int max_distance);
 
 /* An English description of a status, e.g. for a command-line tool. */
@@ -83,6 +101,17 @@ extern uint64_t simhash_binomial(int n, int r);
 
 /* Fill *b; false (and *b untouched) if the configuration is invalid. */
 extern bool simhash_blocks_init(SimhashBlocks *b, int nblocks, int max_distance);
+
+/* w bits starting `offset` bits below the top (bit 63) */
+static inline uint64_t
+simhash_bits_from_top(int offset, int w)
+{
+	if (w <= 0)
+		return 0;
+	if (w >= 64)
+		return ~UINT64_C(0);
+	return ((UINT64_C(1) << w) - 1) << (64 - offset - w);
+}
 
 /* Bit set (bit i = block i) of the blocks table `table` chooses. */
 extern uint64_t simhash_table_blocks(const SimhashBlocks *b, int table);
@@ -145,10 +174,6 @@ simhash_table_unpermute(const SimhashTable *t, uint64_t p)
 	return h;
 }
 
-/* out[i] = permute(in[i]); in and out may be the same array. */
-extern void simhash_table_permute_array(const SimhashTable *t, const uint64_t *in,
-										uint64_t *out, size_t n);
-
 /*
  * Convenience forms that compute the table on each call (O(m)): for tests
  * and one-off use, not for loops.
@@ -186,6 +211,16 @@ extern void simhash_radix_sort(uint64_t *keys, uint32_t *vals, size_t n,
 extern void simhash_table_sort(const SimhashTable *t, const uint64_t *hashes,
 							   size_t n, uint64_t *keys, uint32_t *vals,
 							   uint64_t *tmpkeys, uint32_t *tmpvals);
+
+/*
+ * As simhash_table_sort, by bits lo .. hi-1 of the permuted keys only (bit
+ * 0 = least significant): for hashes known to agree on the bits above hi
+ * (find_all's buckets).  0 <= lo <= hi <= 64.
+ */
+extern void simhash_table_sort_range(const SimhashTable *t, const uint64_t *hashes,
+									 size_t n, uint64_t *keys, uint32_t *vals,
+									 uint64_t *tmpkeys, uint32_t *tmpvals,
+									 int lo, int hi);
 
 /*
  * Pair scan of one table: keys are the table's permuted fingerprints,

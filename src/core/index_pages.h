@@ -28,6 +28,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "blocks.h"
+
 #define SV_BLCKSZ			8192
 #define SV_PAGE_HEADER		24	/* MAXALIGN(SizeOfPageHeaderData) */
 #define SV_SPECIAL			16	/* MAXALIGN(sizeof(SimhashPageOpaqueData)) */
@@ -117,7 +119,7 @@ typedef struct SvRetired
 #define SV_MAX_RETIRED	64
 #define SV_MAGIC		0x53485831
 #define SV_VERSION		1
-#define SV_MAX_INDEX_TABLES 1000
+#define SV_MAX_INDEX_TABLES SIMHASH_MAX_INDEX_TABLES
 #define SV_RETIRED_PER_PAGE ((SV_BLCKSZ - SV_PAGE_HEADER - SV_SPECIAL) / (int) sizeof(SvRetired))
 
 typedef struct SvMeta

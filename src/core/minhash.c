@@ -40,6 +40,7 @@ minhash_ngram_type_from_name(const char *name, size_t len)
 
 /* ---- serialised form ---- */
 
+/* v's low 16 bits at p, little-endian */
 static inline void
 put_le16(uint8_t *p, uint32_t v)
 {
@@ -53,6 +54,7 @@ get_le16(const uint8_t *p)
 	return (uint32_t) p[0] | ((uint32_t) p[1] << 8);
 }
 
+/* v at p, little-endian */
 static inline void
 put_le32(uint8_t *p, uint32_t v)
 {
@@ -343,6 +345,7 @@ shingle_hash_long(const void *data, size_t len, uint64_t seed)
 	return XXH3_64bits_withSeed(data, len, seed);
 }
 
+/* a shingle's 64-bit hash: XXH3 inline up to 16 bytes */
 static inline __attribute__((always_inline)) uint64_t
 shingle_hash(const void *data, size_t len, uint64_t seed)
 {
@@ -396,6 +399,9 @@ minhash_sketch_add(MinhashSketch *s, const uint64_t *hashes, size_t n)
 	s->nhashes += n;
 }
 
+/*
+ * the hash choosing the donor of empty slot j in densification round `round`
+ */
 static inline uint64_t
 densify_hash(uint32_t j, uint32_t round, uint64_t seed)
 {
@@ -522,6 +528,7 @@ count_chars(const char *p, size_t n)
 static uint8_t ascii_keep[128];
 static bool ascii_ready = false;
 
+/* fill ascii_keep (the ASCII fast path of the shingler) once */
 static void
 build_ascii_keep(void)
 {
@@ -706,6 +713,10 @@ char_shingles(MinhashShingler *s, uint64_t *hashes, size_t *spans, size_t max)
 	return produced;
 }
 
+/*
+ * the next shingles of n_gram tokens ("term" n-grams) into hashes, and their
+ * spans
+ */
 static size_t
 term_shingles(MinhashShingler *s, uint64_t *hashes, size_t *spans, size_t max)
 {
@@ -787,6 +798,7 @@ minhash_text_slots(const char *text, size_t len, int type, int n_gram, int k,
 
 /* ---- exact Jaccard ---- */
 
+/* qsort order of uint64 values */
 static int
 u64_cmp(const void *a, const void *b)
 {

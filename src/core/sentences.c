@@ -123,6 +123,7 @@ boundary_at(const unsigned char *in, size_t len, size_t i)
 
 /* ---------------------------------------------------------------- memory */
 
+/* ptr grown (through w's allocator) to hold need elements of elem bytes */
 static void *
 grow(SentenceWork *w, void *ptr, size_t *cap, size_t need, size_t elem)
 {
@@ -210,6 +211,7 @@ set_reserve(SentenceWork *w, size_t ncands)
 
 /* ---------------------------------------------------------------- the heap of lengths */
 
+/* restore the min-heap after its root was replaced */
 static void
 heap_sift_down(size_t *heap, size_t n)
 {
@@ -234,6 +236,7 @@ heap_sift_down(size_t *heap, size_t n)
 	}
 }
 
+/* add v to the min-heap of n elements */
 static void
 heap_push(size_t *heap, size_t n, size_t v)
 {
@@ -277,6 +280,7 @@ cand_cmp(const void *a, const void *b)
 	return (x->start > y->start) - (x->start < y->start);
 }
 
+/* qsort order of int64 values */
 static int
 int64_cmp(const void *a, const void *b)
 {

@@ -53,6 +53,7 @@ home(const SimhashFeatureCounts *c, uint64_t h)
 	return (size_t) (h >> 7) & c->mask;
 }
 
+/* double the counting table, reinserting every slot */
 static void
 grow(SimhashFeatureCounts *c)
 {
@@ -139,6 +140,10 @@ simhash_counts_add_cjk(SimhashFeatureCounts *c, const uint64_t *hashes,
 #define PLANES 7
 #define PLANE_BATCH 128
 
+/*
+ * the fingerprint of the counted features: each votes with its weight (v2:
+ * CJK weighting), by bit planes
+ */
 static inline __attribute__((always_inline)) uint64_t
 counts_fingerprint(const SimhashFeatureCounts *c, bool v2)
 {

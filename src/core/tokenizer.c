@@ -20,6 +20,10 @@ static bool bmp_ready = false;
 /* ASCII: 0 for a separator, else the byte case-folded */
 static uint8_t ascii_map[128];
 
+/*
+ * fill bmp_class (classes and fold flags of the Basic Multilingual Plane)
+ * once
+ */
 static void
 build_bmp_class(void)
 {
@@ -46,6 +50,7 @@ build_bmp_class(void)
 	bmp_ready = true;
 }
 
+/* the class of code point c, by binary search in the Unicode ranges */
 static int
 class_search(uint32_t c)
 {
@@ -66,6 +71,7 @@ class_search(uint32_t c)
 	return UC_SEP;
 }
 
+/* the case fold of code point c, by binary search in the fold table */
 static uint32_t
 fold_search(uint32_t c)
 {
@@ -86,6 +92,7 @@ fold_search(uint32_t c)
 	return c;
 }
 
+/* the class of code point c (table lookup in the BMP) */
 static inline int
 class_of(uint32_t c)
 {
@@ -94,6 +101,7 @@ class_of(uint32_t c)
 	return class_search(c);
 }
 
+/* code point c case-folded */
 static inline uint32_t
 fold(uint32_t c)
 {
@@ -111,6 +119,7 @@ fold(uint32_t c)
 #define SWAR_HIGH UINT64_C(0x8080808080808080)
 #define SWAR_REP(c) (UINT64_C(0x0101010101010101) * (uint8_t) (c))
 
+/* high bit of each ASCII byte of x within lo .. hi (eight bytes at once) */
 static inline uint64_t
 swar_between(uint64_t x, uint8_t lo, uint8_t hi)
 {
@@ -134,6 +143,7 @@ swar_ascii_word(uint64_t x)
 	return swar_between(x, 'a', 'z') | swar_upper(x) | swar_between(x, '0', '9');
 }
 
+/* code point c as UTF-8 into out; its length */
 static inline size_t
 encode(uint32_t c, char *out)
 {
@@ -195,6 +205,10 @@ peek(const SimhashTokenizer *t, uint32_t *cp, int *cls)
 	return len;
 }
 
+/*
+ * the next token: normalised into t->out, its start and length; false at the
+ * end
+ */
 static inline bool
 tokenizer_next(SimhashTokenizer *t, size_t *start, size_t *len)
 {

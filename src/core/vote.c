@@ -24,6 +24,7 @@ simhash_vote_init(SimhashVote *v)
 	memset(v, 0, sizeof(*v));
 }
 
+/* add the packed 8-bit lane counters into the per-bit sums and clear them */
 static void
 flush_lanes(SimhashVote *v)
 {
@@ -166,6 +167,7 @@ simhash_weight_quantise(double w)
 
 #define LOW32 UINT64_C(0xffffffff)
 
+/* carry the low 32-bit sums into the high words */
 static void
 wvote_normalise(SimhashWeightedVote *v)
 {

@@ -7,7 +7,7 @@
  * catalog tables pg_catalog.pg_dist_partition / pg_dist_shard, looked up by
  * name; without them nothing here does anything.
  *
- * 1. The fallback.  A job's one read of its table (dedup_read.c: "SELECT
+ * 1. The fallback.  A job's one read of its table (read.c: "SELECT
  * id, value FROM rel" through SPI) goes through Citus's planner like any
  * query: on a distributed table it fans out to every shard and streams all
  * rows to the node running the job (the coordinator), which runs the
@@ -123,9 +123,7 @@ citus_blocks(FunctionCallInfo fcinfo, int ba, int ka, SimhashBlocks *b)
 	int32		blocks = PG_GETARG_INT32(ba);
 	int32		max_distance = PG_GETARG_INT32(ka);
 
-	simhash_check_blocks(blocks, max_distance);
-	if (!simhash_blocks_init(b, blocks, max_distance))
-		elog(ERROR, "invalid simhash block configuration");
+	simhash_blocks_init_checked(b, blocks, max_distance);
 }
 
 /* the table group argument at position ga, checked against b */

@@ -3,15 +3,18 @@
  *		The table-scale dedup jobs: simhash_pairs() (all near-duplicate
  *		pairs of a table, with its ids) and simhash_groups() (a group id for
  *		every row).  Their parts:
- *		- dedup_read.c: the job's input (relation, columns, id type,
+ *		- read.c: the job's input (relation, columns, id type,
  *		  parameters, checked), one read of the table through SPI with a
  *		  DestReceiver (the caller's privileges, a parallel plan when the
  *		  planner picks one), the ids by row number in a temporary file
  *		  (DedupIds), and progress NOTICEs;
- *		- dedup_search.c: the pair search within maintenance_work_mem: rows
+ *		- search.c: the pair search within maintenance_work_mem: rows
  *		  in memory, or split into temporary files by the bits of each table
  *		  group's block (see blocks.h, rowpairs.h), part by part;
- *		- dedup_pairs.c, dedup_groups.c: the SQL functions.
+ *		- pairs.c, groups.c: the SQL functions (the union-find of groups
+ *		  is core/union_find.c);
+ *		- keys.c, minhash.c: the shared-key jobs and the MinHash jobs;
+ *		- citus.c: the Citus parts; find_all.c: simhash_find_all().
  */
 #ifndef SIMHASH_DEDUP_H
 #define SIMHASH_DEDUP_H
@@ -22,11 +25,13 @@
 #include "nodes/execnodes.h"
 #include "storage/buffile.h"
 #include "utils/sortsupport.h"
+#include "utils/tuplesort.h"
 
 #include "core/blocks.h"
 #include "core/rowpairs.h"
+#include "core/union_find.h"
 
-/* ---- dedup_read.c ---- */
+/* ---- read.c ---- */
 
 /* A job's checked input */
 typedef struct DedupInput
@@ -101,7 +106,7 @@ typedef void (*DedupRowFn) (void *arg, uint64 row, Datum id,
 /* Read the table once; returns the number of rows. */
 extern uint64 dedup_read(DedupInput *in, DedupRowFn fn, void *arg);
 
-/* dedup_citus.c: the NOTICE of a read of a Citus distributed table */
+/* citus.c: the NOTICE of a read of a Citus distributed table */
 extern void dedup_citus_notice(DedupInput *in);
 
 /*
@@ -142,21 +147,20 @@ typedef struct DedupProgress
 } DedupProgress;
 
 extern int	simhash_progress_interval;
-extern void dedup_define_gucs(void);
 extern void dedup_progress_start(DedupProgress *p, const char *fname);
 extern void dedup_progress(DedupProgress *p, const char *fmt,...) pg_attribute_printf(2, 3);
 
-/* ---- dedup_groups.c: connected components over row numbers ---- */
+/* ---- groups.c: connected components over row numbers ---- */
 
-typedef struct DedupUnion DedupUnion;
+typedef SimhashUnion DedupUnion;
 
 /*
- * A union-find over nrows rows: 4 bytes per row plus a bit, which the
- * caller must have checked against its budget (dedup_union_bytes()).
+ * A union-find over nrows rows (core/union_find.h; join rows with
+ * simhash_union_pair()), allocated in the current context: 4 bytes per row
+ * plus a bit (simhash_union_bytes()), which the caller must have checked
+ * against its budget.  An error past SIMHASH_UNION_MAX_ROWS rows.
  */
-extern Size dedup_union_bytes(uint64 nrows);
 extern DedupUnion *dedup_union_create(uint64 nrows);
-extern void dedup_union_pair(DedupUnion *u, uint64 a, uint64 b);
 
 /*
  * Emit (id, least id of its group) for every row into rsinfo's tuplestore,
@@ -167,7 +171,57 @@ extern void dedup_union_pair(DedupUnion *u, uint64 a, uint64 b);
 extern void dedup_union_output(DedupUnion *u, DedupInput *in, DedupIds *ids,
 							   ReturnSetInfo *rsinfo, Size budget);
 
-/* ---- dedup_search.c ---- */
+/* ---- keys.c: the shared-key machinery (shared_key_* and minhash_* jobs) ---- */
+
+/* a sort of (int8, int8) rows by both columns */
+typedef struct PairSort
+{
+	Tuplesortstate *sort;
+	TupleDesc	desc;
+	TupleTableSlot *put;
+	TupleTableSlot *get;
+} PairSort;
+
+/* A keys job: every row's id, and the (key, row) sort */
+typedef struct KeysState
+{
+	DedupInput *in;
+	DedupIds   *ids;
+	PairSort	keys;			/* (key, row) */
+	uint64		nkeys;
+} KeysState;
+
+/* Called with each pair of rows sharing keys, and how many they share */
+typedef void (*KeyPairFn) (void *arg, uint64 a, uint64 b, int shared);
+
+/*
+ * Start a keys job: the ids file and the (key, row) sort, which gets a
+ * quarter of maintenance_work_mem (as does the pairs' sort); returns that
+ * in kB.
+ */
+extern int	dedup_keys_begin(KeysState *st, DedupInput *in);
+/* A key of a row */
+extern void dedup_keys_add(KeysState *st, int64 key, uint64 row);
+
+/*
+ * The pairs of rows sharing at least min_shared keys, to fn; or, with uf
+ * and min_shared = 1, unite the rows sharing a key directly.  Keys shared
+ * by more than max_key_rows rows are skipped (with a NOTICE).  Ends the
+ * (key, row) sort.
+ */
+extern void dedup_keys_run(KeysState *st, int min_shared, int max_key_rows,
+						   int work_mem_kb, DedupUnion *uf, KeyPairFn fn,
+						   void *arg, DedupProgress *progress);
+
+/* Argument checks: an int at least min (not NULL); max_key_rows */
+extern int	dedup_int_arg(FunctionCallInfo fcinfo, int arg, const char *name,
+						  const char *fname, int min);
+extern int	dedup_max_key_rows_arg(FunctionCallInfo fcinfo, int arg, const char *fname);
+
+/* A union-find for nrows rows if it fits in half of the budget; *bytes */
+extern DedupUnion *dedup_keys_union_create(DedupInput *in, uint64 nrows, Size *bytes);
+
+/* ---- search.c ---- */
 
 /* Called with each batch of pairs found: the rows' keys and distance */
 typedef void (*DedupPairFn) (void *arg, const SimhashRowPair *pairs, size_t n);
@@ -198,7 +252,6 @@ extern void dedup_search_set_budget_name(DedupSearch *s, const char *name,
  * (which may be less than at creation), and pass them to fn in batches.
  */
 extern void dedup_search_run(DedupSearch *s, Size budget, DedupPairFn fn, void *arg);
-extern uint64 dedup_search_rows(const DedupSearch *s);
 /* bytes written to temporary files so far */
 extern uint64 dedup_search_spilled_bytes(const DedupSearch *s);
 extern void dedup_search_free(DedupSearch *s);

@@ -2,7 +2,7 @@
  * find_all.c
  *		simhash_find_all(hashes simhash64[], blocks integer, max_distance integer):
  *		every pair of array elements within max_distance bits (the seed's
- *		find_all), by the permuted-table search of blocks.c.  Exact: the same
+ *		find_all), by the permuted-table search of src/core/ (blocks.h).  Exact: the same
  *		pairs as comparing all n(n-1)/2 pairs, each reported once.
  */
 #include "simhash.h"
@@ -19,45 +19,6 @@ PG_FUNCTION_INFO_V1(simhash_find_all);
 
 /* matches fetched per simhash_find_all_next() call */
 #define MATCH_BATCH 256
-
-/* Reject an invalid blocks / max_distance pair, explaining the rule. */
-void
-simhash_check_blocks(int32 blocks, int32 max_distance)
-{
-	switch (simhash_blocks_validate(blocks, max_distance))
-	{
-		case SIMHASH_BLOCKS_OK:
-			return;
-		case SIMHASH_BLOCKS_BAD_NBLOCKS:
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("blocks must be between 1 and 64, not %d", blocks),
-					 errhint("The 64 bits of a fingerprint are split into this many blocks.")));
-			break;
-		case SIMHASH_BLOCKS_BAD_DISTANCE:
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("max_distance must not be negative, not %d", max_distance)));
-			break;
-		case SIMHASH_BLOCKS_DISTANCE_TOO_LARGE:
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("blocks must be greater than max_distance"),
-					 errdetail("blocks is %d and max_distance is %d.", blocks, max_distance),
-					 errhint("Two fingerprints within max_distance bits have at least blocks - max_distance equal blocks, so blocks must be at least max_distance + 1.")));
-			break;
-		case SIMHASH_BLOCKS_TOO_MANY_TABLES:
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("too many tables for blocks %d and max_distance %d", blocks, max_distance),
-					 errdetail("The search makes one pass per choice of max_distance blocks out of blocks, C(%d, %d) in all; at most %d are allowed.",
-							   blocks, max_distance, SIMHASH_MAX_TABLES),
-					 errhint("Use fewer blocks: max_distance + 2 or + 3 is usually fastest.")));
-			break;
-	}
-	/* unknown status */
-	elog(ERROR, "invalid simhash block configuration");
-}
 
 /*
  * The non-NULL elements of a simhash64[] as a uint64 array: the array's own
@@ -116,7 +77,7 @@ simhash_find_all(PG_FUNCTION_ARGS)
 	bool		nulls[3] = {false, false, false};
 
 	simhash_check_array_dims(arr, "hashes");
-	simhash_check_blocks(blocks, max_distance);
+	simhash_check_blocks(blocks, max_distance, SIMHASH_MAX_TABLES);
 	InitMaterializedSRF(fcinfo, 0);
 
 	hashes = array_hashes(arr, &n);
@@ -124,8 +85,7 @@ simhash_find_all(PG_FUNCTION_ARGS)
 		return (Datum) 0;		/* no pairs */
 
 	b = palloc(sizeof(SimhashBlocks));
-	if (!simhash_blocks_init(b, blocks, max_distance))
-		elog(ERROR, "invalid simhash block configuration");
+	simhash_blocks_init_checked(b, blocks, max_distance);
 	f = palloc(sizeof(SimhashFindAll));
 	matches = palloc(sizeof(SimhashMatch) * MATCH_BATCH);
 	keys = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(uint64));

@@ -1,5 +1,5 @@
 /*
- * dedup_groups.c
+ * groups.c
  *		simhash_groups(relation, id_column, hash_column, max_distance,
  *		linkage, id_type, blocks): (id, group_id) for every row of a table,
  *		group_id being the least id of the row's group, so that keeping the
@@ -69,77 +69,32 @@ groups_row(void *arg, uint64 row, Datum id, bool hash_isnull, Datum value)
 		dedup_search_add(st->search, hash, row);
 }
 
-/* ---- connected: a union-find over row numbers ---- */
-
-struct DedupUnion
-{
-	uint64		nrows;
-	uint32	   *parent;			/* roots are their group's least row */
-	uint8	   *linked;			/* bit per row: in a pair */
-};
-
-Size
-dedup_union_bytes(uint64 nrows)
-{
-	return nrows * sizeof(uint32) + nrows / 8 + 1;
-}
+/* ---- connected: a union-find over row numbers (core/union_find.c) ---- */
 
 DedupUnion *
 dedup_union_create(uint64 nrows)
 {
 	DedupUnion *u = palloc(sizeof(DedupUnion));
 
-	if (nrows >= PG_UINT32_MAX)
+	if (nrows > SIMHASH_UNION_MAX_ROWS)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("cannot group more than %u rows", PG_UINT32_MAX - 1)));
-	u->nrows = nrows;
-	u->parent = MemoryContextAllocHuge(CurrentMemoryContext, Max(nrows, 1) * sizeof(uint32));
-	u->linked = MemoryContextAllocHuge(CurrentMemoryContext, nrows / 8 + 1);
-	for (uint64 i = 0; i < nrows; i++)
-		u->parent[i] = (uint32) i;
-	memset(u->linked, 0, nrows / 8 + 1);
+				 errmsg("cannot group more than " UINT64_FORMAT " rows",
+						(uint64) SIMHASH_UNION_MAX_ROWS)));
+	simhash_union_init(u, nrows,
+					   MemoryContextAllocHuge(CurrentMemoryContext, Max(nrows, 1) * sizeof(uint32)),
+					   MemoryContextAllocHuge(CurrentMemoryContext, nrows / 8 + 1));
 	return u;
 }
 
-static inline uint32
-uf_find(uint32 *parent, uint32 x)
-{
-	while (parent[x] != x)
-	{
-		parent[x] = parent[parent[x]];	/* path halving */
-		x = parent[x];
-	}
-	return x;
-}
-
-static inline bool
-uf_linked(const DedupUnion *u, uint64 row)
-{
-	return (u->linked[row / 8] & (1 << (row % 8))) != 0;
-}
-
-void
-dedup_union_pair(DedupUnion *u, uint64 a, uint64 b)
-{
-	uint32		ra = uf_find(u->parent, (uint32) a);
-	uint32		rb = uf_find(u->parent, (uint32) b);
-
-	u->linked[a / 8] |= 1 << (a % 8);
-	u->linked[b / 8] |= 1 << (b % 8);
-	if (ra < rb)
-		u->parent[rb] = ra;
-	else if (rb < ra)
-		u->parent[ra] = rb;
-}
-
+/* the pairs of a batch into the union-find */
 static void
 connected_emit(void *arg, const SimhashRowPair *pairs, size_t n)
 {
 	GroupsState *st = (GroupsState *) arg;
 
 	for (size_t i = 0; i < n; i++)
-		dedup_union_pair(st->uf, pairs[i].a, pairs[i].b);
+		simhash_union_pair(st->uf, pairs[i].a, pairs[i].b);
 }
 
 /*
@@ -178,7 +133,7 @@ dedup_union_output(DedupUnion *u, DedupInput *in, DedupIds *ids,
 
 	/* groups of two or more, and the table for their least ids */
 	for (uint64 row = 0; row < u->nrows; row++)
-		if (uf_linked(u, row) && uf_find(u->parent, (uint32) row) == row)
+		if (simhash_union_linked(u, row) && simhash_union_find(u, row) == row)
 			ngroups++;
 	while (size < ngroups + ngroups / 3 + 1)
 		size *= 2;
@@ -204,9 +159,9 @@ dedup_union_output(DedupUnion *u, DedupInput *in, DedupIds *ids,
 
 		if ((row & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (!uf_linked(u, row))
+		if (!simhash_union_linked(u, row))
 			continue;
-		root = uf_find(u->parent, (uint32) row);
+		root = simhash_union_find(u, row);
 		MemoryContextSwitchTo(tmpcxt);
 		id = dedup_ids_fetch(ids, row);
 		MemoryContextSwitchTo(cxt);
@@ -232,8 +187,8 @@ dedup_union_output(DedupUnion *u, DedupInput *in, DedupIds *ids,
 		id = dedup_ids_fetch(ids, row);
 		values[0] = id;
 		values[1] = id;
-		if (uf_linked(u, row))
-			values[1] = least_slot(least, mask, uf_find(u->parent, (uint32) row))->least;
+		if (simhash_union_linked(u, row))
+			values[1] = least_slot(least, mask, simhash_union_find(u, row))->least;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		MemoryContextSwitchTo(cxt);
 		MemoryContextReset(tmpcxt);
@@ -468,7 +423,7 @@ groups_job(FunctionCallInfo fcinfo, int id_type_arg, int max_distance_arg,
 
 	if (st.linkage == LINKAGE_CONNECTED)
 	{
-		Size		uf = dedup_union_bytes(nrows);
+		Size		uf = simhash_union_bytes(nrows);
 
 		if (uf > in.budget - in.budget / 4)
 			ereport(ERROR,

@@ -1,12 +1,14 @@
 /*
- * dedup_keys.c
+ * keys.c
  *		Dedup jobs over shared keys: rows that share at least min_shared of
  *		their bigint keys (sentence fingerprints, MinHash band keys...) are
  *		pairs.  shared_key_pairs(relation, id_column, keys_column,
  *		min_shared) lists them with the number of keys they share;
  *		shared_key_groups(...) gives every row the least id of its connected
  *		group.  The same one read, ids and union-find as the simhash jobs
- *		(dedup_read.c, dedup_groups.c).
+ *		(read.c, groups.c, core/union_find.c).  The machinery (the key sort
+ *		and the pairing of each key's rows) is shared with the MinHash jobs
+ *		of minhash.c.
  *
  * The (key, row) pairs of all rows go through tuplesort (memory, then
  * disk).  In each run of rows sharing a key: for groups with min_shared =
@@ -16,14 +18,6 @@
  * max_key_rows (default 1000) skips keys shared by more rows than that
  * (boilerplate: a sentence in thousands of documents says nothing about
  * them), with a NOTICE.
- *
- * minhash_pairs / minhash_groups are the MinHash dedup jobs on the same
- * machinery: the keys are a signature column's LSH band keys, and each
- * candidate pair (sharing a band) is kept if its estimated Jaccard
- * similarity reaches the threshold.  The signatures wait in a temporary
- * file (DedupIds) for that check.  When threshold > 1 - bands/permutations
- * every pair above it shares a band (fewer than bands slots differ), so
- * the result is exact on the estimate; below, it is LSH's probability.
  */
 #include "dedup.h"
 
@@ -33,31 +27,16 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/array.h"
-#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/tuplesort.h"
 #include "utils/tuplestore.h"
-
-#include "core/minhash.h"
 
 PG_FUNCTION_INFO_V1(shared_key_pairs);
 PG_FUNCTION_INFO_V1(shared_key_pairs_typed);
 PG_FUNCTION_INFO_V1(shared_key_groups);
 PG_FUNCTION_INFO_V1(shared_key_groups_typed);
-PG_FUNCTION_INFO_V1(minhash_pairs);
-PG_FUNCTION_INFO_V1(minhash_pairs_typed);
-PG_FUNCTION_INFO_V1(minhash_groups);
-PG_FUNCTION_INFO_V1(minhash_groups_typed);
 
-/* a sort of (int8, int8) rows by both columns */
-typedef struct PairSort
-{
-	Tuplesortstate *sort;
-	TupleDesc	desc;
-	TupleTableSlot *put;
-	TupleTableSlot *get;
-} PairSort;
-
+/* begin a sort of (int8, int8) rows by both columns */
 static void
 pair_sort_begin(PairSort *ps, int work_mem_kb)
 {
@@ -75,6 +54,7 @@ pair_sort_begin(PairSort *ps, int work_mem_kb)
 									work_mem_kb, NULL, TUPLESORT_NONE);
 }
 
+/* put (a, b) into the sort */
 static void
 pair_sort_put(PairSort *ps, int64 a, int64 b)
 {
@@ -86,6 +66,7 @@ pair_sort_put(PairSort *ps, int64 a, int64 b)
 	tuplesort_puttupleslot(ps->sort, ps->put);
 }
 
+/* the next (a, b) of the performed sort; false at the end */
 static bool
 pair_sort_get(PairSort *ps, int64 *a, int64 *b)
 {
@@ -97,6 +78,7 @@ pair_sort_get(PairSort *ps, int64 *a, int64 *b)
 	return true;
 }
 
+/* end the sort and free its slots */
 static void
 pair_sort_end(PairSort *ps)
 {
@@ -105,21 +87,13 @@ pair_sort_end(PairSort *ps)
 	ExecDropSingleTupleTableSlot(ps->get);
 }
 
-typedef struct KeysState
-{
-	DedupInput *in;
-	DedupIds   *ids;
-	PairSort	keys;			/* (key, row) */
-	uint64		nkeys;
-} KeysState;
-
 /*
  * Start a keys job: the ids file and the (key, row) sort, which gets a
  * quarter of maintenance_work_mem (as does the pairs' sort); returns that
  * in kB.
  */
-static int
-keys_begin(KeysState *st, DedupInput *in)
+int
+dedup_keys_begin(KeysState *st, DedupInput *in)
 {
 	int			sort_kb = Max((int) (in->budget / 4 / 1024), 64);
 
@@ -130,6 +104,14 @@ keys_begin(KeysState *st, DedupInput *in)
 	return sort_kb;
 }
 
+void
+dedup_keys_add(KeysState *st, int64 key, uint64 row)
+{
+	pair_sort_put(&st->keys, key, (int64) row);
+	st->nkeys++;
+}
+
+/* a row of a shared-key job: its id, and its non-NULL keys into the sort */
 static void
 keys_row(void *arg, uint64 row, Datum id, bool value_isnull, Datum value)
 {
@@ -146,23 +128,17 @@ keys_row(void *arg, uint64 row, Datum id, bool value_isnull, Datum value)
 	deconstruct_array(arr, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
 					  &elems, &nulls, &n);
 	for (int i = 0; i < n; i++)
-	{
-		if (nulls[i])
-			continue;
-		pair_sort_put(&st->keys, DatumGetInt64(elems[i]), (int64) row);
-		st->nkeys++;
-	}
+		if (!nulls[i])
+			dedup_keys_add(st, DatumGetInt64(elems[i]), row);
 }
-
-typedef void (*KeyPairFn) (void *arg, uint64 a, uint64 b, int shared);
 
 /*
  * The pairs of rows sharing at least min_shared keys, to fn; or, with
  * uf and min_shared = 1, unite the rows sharing a key directly.
  */
-static void
-keys_run(KeysState *st, int min_shared, int max_key_rows, int work_mem_kb,
-		 DedupUnion *uf, KeyPairFn fn, void *arg, DedupProgress *progress)
+void
+dedup_keys_run(KeysState *st, int min_shared, int max_key_rows, int work_mem_kb,
+			   DedupUnion *uf, KeyPairFn fn, void *arg, DedupProgress *progress)
 {
 	PairSort	pairs;
 	int64		key,
@@ -191,7 +167,7 @@ keys_run(KeysState *st, int min_shared, int max_key_rows, int work_mem_kb,
 					if (direct)
 					{
 						if (i > 0)
-							dedup_union_pair(uf, run[i - 1], run[i]);
+							simhash_union_pair(uf, run[i - 1], run[i]);
 						continue;
 					}
 					for (int j = i + 1; j < nrun; j++)
@@ -257,6 +233,7 @@ typedef struct KeyPairsOut
 	MemoryContext tmpcxt;
 } KeyPairsOut;
 
+/* shared_key_pairs: a pair of rows out, with their ids */
 static void
 emit_key_pair(void *arg, uint64 ra, uint64 rb, int shared)
 {
@@ -269,14 +246,16 @@ emit_key_pair(void *arg, uint64 ra, uint64 rb, int shared)
 	MemoryContextReset(o->tmpcxt);
 }
 
+/* shared_key_groups with min_shared > 1: join the pair's rows */
 static void
 union_key_pair(void *arg, uint64 ra, uint64 rb, int shared)
 {
-	dedup_union_pair((DedupUnion *) arg, ra, rb);
+	simhash_union_pair((DedupUnion *) arg, ra, rb);
 }
 
-static int
-int_arg(FunctionCallInfo fcinfo, int arg, const char *name, const char *fname, int min)
+/* the int argument arg, not NULL and at least min */
+int
+dedup_int_arg(FunctionCallInfo fcinfo, int arg, const char *name, const char *fname, int min)
 {
 	int32		v;
 
@@ -294,10 +273,10 @@ int_arg(FunctionCallInfo fcinfo, int arg, const char *name, const char *fname, i
 }
 
 /* max_key_rows at argument arg: 2 .. 1,000,000 */
-static int
-max_key_rows_arg(FunctionCallInfo fcinfo, int arg, const char *fname)
+int
+dedup_max_key_rows_arg(FunctionCallInfo fcinfo, int arg, const char *fname)
 {
-	int			v = int_arg(fcinfo, arg, "max_key_rows", fname, 2);
+	int			v = dedup_int_arg(fcinfo, arg, "max_key_rows", fname, 2);
 
 	if (v > 1000000)
 		ereport(ERROR,
@@ -307,10 +286,10 @@ max_key_rows_arg(FunctionCallInfo fcinfo, int arg, const char *fname)
 }
 
 /* a union-find for nrows rows, if it fits in half of the budget */
-static DedupUnion *
-keys_union_create(DedupInput *in, uint64 nrows, Size *bytes)
+DedupUnion *
+dedup_keys_union_create(DedupInput *in, uint64 nrows, Size *bytes)
 {
-	*bytes = dedup_union_bytes(nrows);
+	*bytes = simhash_union_bytes(nrows);
 	if (*bytes > in->budget / 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -339,15 +318,15 @@ key_job(FunctionCallInfo fcinfo, bool groups, int id_type_arg, int min_shared_ar
 	dedup_input_init_columns(&in, fcinfo, fname, id_type_arg, "keys_column",
 							 INT8ARRAYOID,
 							 "Keys are bigint[], for example sentence_hashes(body) or minhash_bands(sig, 32).");
-	min_shared = int_arg(fcinfo, min_shared_arg, "min_shared", fname, 1);
-	max_key_rows = max_key_rows_arg(fcinfo, min_shared_arg + 1, fname);
+	min_shared = dedup_int_arg(fcinfo, min_shared_arg, "min_shared", fname, 1);
+	max_key_rows = dedup_max_key_rows_arg(fcinfo, min_shared_arg + 1, fname);
 	InitMaterializedSRF(fcinfo, 0);
 	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 
 	jobcxt = AllocSetContextCreate(CurrentMemoryContext, "shared key job", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(jobcxt);
 	dedup_progress_start(&progress, fname);
-	sort_kb = keys_begin(&st, &in);
+	sort_kb = dedup_keys_begin(&st, &in);
 
 	nrows = dedup_read(&in, keys_row, &st);
 
@@ -358,14 +337,14 @@ key_job(FunctionCallInfo fcinfo, bool groups, int id_type_arg, int min_shared_ar
 		o.st = &st;
 		o.rsinfo = rsinfo;
 		o.tmpcxt = AllocSetContextCreate(jobcxt, "shared_key_pairs batch", ALLOCSET_DEFAULT_SIZES);
-		keys_run(&st, min_shared, max_key_rows, sort_kb, NULL, emit_key_pair, &o, &progress);
+		dedup_keys_run(&st, min_shared, max_key_rows, sort_kb, NULL, emit_key_pair, &o, &progress);
 	}
 	else
 	{
 		Size		ufb;
-		DedupUnion *uf = keys_union_create(&in, nrows, &ufb);
+		DedupUnion *uf = dedup_keys_union_create(&in, nrows, &ufb);
 
-		keys_run(&st, min_shared, max_key_rows, sort_kb, uf, union_key_pair, uf, &progress);
+		dedup_keys_run(&st, min_shared, max_key_rows, sort_kb, uf, union_key_pair, uf, &progress);
 		dedup_union_output(uf, &in, st.ids, rsinfo, in.budget - ufb);
 	}
 	dedup_ids_close(st.ids);
@@ -400,233 +379,4 @@ Datum
 shared_key_groups_typed(PG_FUNCTION_ARGS)
 {
 	return key_job(fcinfo, true, 3, 4);
-}
-
-/* ---- MinHash: band keys, candidates checked on the estimate ---- */
-
-typedef struct MinhashJob
-{
-	KeysState	st;
-	DedupIds   *sigs;			/* every row's signature (empty if NULL) */
-	int			bands;
-	int			rows;
-	double		threshold;
-	bool		have_params;
-	MinhashParams params;
-	int64	   *keys;
-	/* output */
-	ReturnSetInfo *rsinfo;
-	DedupUnion *uf;
-	MemoryContext tmpcxt;
-	uint64		checked;
-	uint64		kept;
-} MinhashJob;
-
-/* a signature's parameters and slots; false if it is empty */
-static bool
-job_sig(MinhashJob *job, Datum d, MinhashParams *p, const uint8_t **slots)
-{
-	struct varlena *v = (struct varlena *) DatumGetPointer(d);
-	const char *problem;
-	bool		empty;
-
-	problem = minhash_read_header((const uint8_t *) VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v),
-								  p, &empty);
-	if (problem)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("invalid minhash signature: %s", problem)));
-	*slots = (const uint8_t *) VARDATA_ANY(v) + MINHASH_HEADER_SIZE;
-	return !empty;
-}
-
-static void
-minhash_row(void *arg, uint64 row, Datum id, bool value_isnull, Datum value)
-{
-	MinhashJob *job = (MinhashJob *) arg;
-	MinhashParams p;
-	const uint8_t *slots;
-	struct varlena *v;
-
-	dedup_ids_append(job->st.ids, id);
-	if (value_isnull)
-	{
-		/* a placeholder, so that signatures are found by row number */
-		bytea	   *none = palloc(VARHDRSZ);
-
-		SET_VARSIZE(none, VARHDRSZ);
-		dedup_ids_append(job->sigs, PointerGetDatum(none));
-		return;
-	}
-	v = PG_DETOAST_DATUM_PACKED(value);
-	dedup_ids_append(job->sigs, PointerGetDatum(v));
-	if (!job_sig(job, PointerGetDatum(v), &p, &slots))
-		return;					/* empty: similar to nothing */
-	if (!job->have_params)
-	{
-		if (job->bands > p.permutations)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s: bands (%d) must not exceed the signatures' permutations (%d)",
-							job->st.in->fname, job->bands, p.permutations)));
-		job->params = p;
-		job->have_params = true;
-		job->rows = p.permutations / job->bands;
-		job->keys = MemoryContextAlloc(GetMemoryChunkContext(job->sigs),
-									   sizeof(int64) * job->bands);
-	}
-	else if (!minhash_params_equal(&p, &job->params))
-	{
-		char		da[160],
-					db[160];
-
-		minhash_format_params(da, sizeof(da), &job->params);
-		minhash_format_params(db, sizeof(db), &p);
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: the signatures of column \"%s\" have different parameters",
-						job->st.in->fname, job->st.in->hash_column),
-				 errdetail("One has %s, another %s.", da, db)));
-	}
-	minhash_band_keys(slots, job->bands, job->rows, job->keys);
-	for (int b = 0; b < job->bands; b++)
-		pair_sort_put(&job->st.keys, job->keys[b], (int64) row);
-	job->st.nkeys += job->bands;
-}
-
-/* the estimate of two rows' signatures */
-static double
-job_estimate(MinhashJob *job, uint64 ra, uint64 rb)
-{
-	MinhashParams pa,
-				pb;
-	const uint8_t *sa,
-			   *sb;
-	Datum		a = dedup_ids_fetch(job->sigs, ra),
-				b = dedup_ids_fetch(job->sigs, rb);
-
-	job->checked++;
-	if (!job_sig(job, a, &pa, &sa) || !job_sig(job, b, &pb, &sb))
-		return 0.0;
-	return (double) minhash_equal_slots(sa, sb, pa.permutations) / pa.permutations;
-}
-
-static void
-minhash_emit_pair(void *arg, uint64 ra, uint64 rb, int shared)
-{
-	MinhashJob *job = (MinhashJob *) arg;
-	MemoryContext old = MemoryContextSwitchTo(job->tmpcxt);
-	double		est = job_estimate(job, ra, rb);
-
-	if (est >= job->threshold)
-	{
-		job->kept++;
-		dedup_put_pair(job->st.in, job->rsinfo, dedup_ids_fetch(job->st.ids, ra),
-					   dedup_ids_fetch(job->st.ids, rb), Float8GetDatum(est));
-	}
-	MemoryContextSwitchTo(old);
-	MemoryContextReset(job->tmpcxt);
-}
-
-static void
-minhash_union_pair(void *arg, uint64 ra, uint64 rb, int shared)
-{
-	MinhashJob *job = (MinhashJob *) arg;
-	MemoryContext old = MemoryContextSwitchTo(job->tmpcxt);
-
-	if (job_estimate(job, ra, rb) >= job->threshold)
-	{
-		job->kept++;
-		dedup_union_pair(job->uf, ra, rb);
-	}
-	MemoryContextSwitchTo(old);
-	MemoryContextReset(job->tmpcxt);
-}
-
-/* arguments: relation, id_column, sig_column, [id_type], threshold, bands, max_key_rows */
-static Datum
-minhash_job(FunctionCallInfo fcinfo, bool groups, int id_type_arg, int threshold_arg)
-{
-	const char *fname = groups ? "minhash_groups" : "minhash_pairs";
-	DedupInput	in;
-	MinhashJob	job;
-	DedupProgress progress;
-	MemoryContext jobcxt,
-				old;
-	int			max_key_rows,
-				sort_kb;
-	uint64		nrows;
-
-	dedup_input_init_columns(&in, fcinfo, fname, id_type_arg, "sig_column",
-							 dedup_extension_type(fcinfo, "minhash_signature"),
-							 "Compute signatures into a minhash_signature column, for example with minhash(text).");
-	if (PG_ARGISNULL(threshold_arg))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("%s: threshold must not be NULL", fname)));
-	memset(&job, 0, sizeof(job));
-	job.threshold = PG_GETARG_FLOAT8(threshold_arg);
-	if (!(job.threshold > 0.0 && job.threshold <= 1.0))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: threshold must be in (0, 1], not %g", fname, job.threshold)));
-	job.bands = int_arg(fcinfo, threshold_arg + 1, "bands", fname, 1);
-	max_key_rows = max_key_rows_arg(fcinfo, threshold_arg + 2, fname);
-	InitMaterializedSRF(fcinfo, 0);
-	job.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-
-	jobcxt = AllocSetContextCreate(CurrentMemoryContext, "minhash job", ALLOCSET_DEFAULT_SIZES);
-	old = MemoryContextSwitchTo(jobcxt);
-	dedup_progress_start(&progress, fname);
-	sort_kb = keys_begin(&job.st, &in);
-	job.sigs = dedup_ids_create(dedup_extension_type(fcinfo, "minhash_signature"));
-	job.tmpcxt = AllocSetContextCreate(jobcxt, "minhash job batch", ALLOCSET_DEFAULT_SIZES);
-
-	nrows = dedup_read(&in, minhash_row, &job);
-
-	if (!groups)
-		keys_run(&job.st, 1, max_key_rows, sort_kb, NULL, minhash_emit_pair, &job, &progress);
-	else
-	{
-		Size		ufb;
-
-		job.uf = keys_union_create(&in, nrows, &ufb);
-		keys_run(&job.st, 1, max_key_rows, sort_kb, NULL, minhash_union_pair, &job, &progress);
-		dedup_union_output(job.uf, &in, job.st.ids, job.rsinfo, in.budget - ufb);
-	}
-	dedup_progress(&progress, "checked " UINT64_FORMAT " candidate pairs, kept " UINT64_FORMAT,
-				   job.checked, job.kept);
-	dedup_ids_close(job.st.ids);
-	dedup_ids_close(job.sigs);
-	MemoryContextSwitchTo(old);
-	MemoryContextDelete(jobcxt);
-	return (Datum) 0;
-}
-
-/* minhash_pairs(relation, id_column, sig_column, threshold, bands, max_key_rows) */
-Datum
-minhash_pairs(PG_FUNCTION_ARGS)
-{
-	return minhash_job(fcinfo, false, -1, 3);
-}
-
-/* minhash_pairs(relation, id_column, sig_column, id_type, threshold, bands, max_key_rows) */
-Datum
-minhash_pairs_typed(PG_FUNCTION_ARGS)
-{
-	return minhash_job(fcinfo, false, 3, 4);
-}
-
-/* minhash_groups(relation, id_column, sig_column, threshold, bands, max_key_rows) */
-Datum
-minhash_groups(PG_FUNCTION_ARGS)
-{
-	return minhash_job(fcinfo, true, -1, 3);
-}
-
-/* minhash_groups(relation, id_column, sig_column, id_type, threshold, bands, max_key_rows) */
-Datum
-minhash_groups_typed(PG_FUNCTION_ARGS)
-{
-	return minhash_job(fcinfo, true, 3, 4);
 }

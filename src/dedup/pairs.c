@@ -1,10 +1,10 @@
 /*
- * dedup_pairs.c
+ * pairs.c
  *		simhash_pairs(relation, id_column, hash_column, max_distance,
  *		id_type, blocks): every pair of rows of a table whose fingerprints
  *		are within max_distance bits, as (id_a, id_b, distance) with
  *		id_a < id_b, each pair once.  Exact, like simhash_find_all, with no
- *		array size limit and within maintenance_work_mem (dedup_search.c).
+ *		array size limit and within maintenance_work_mem (search.c).
  *
  * Ids of a by-value type of at most 8 bytes (integer, bigint, ...) travel
  * with the rows as their keys; other ids (text, uuid, ...) stay in a

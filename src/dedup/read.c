@@ -1,5 +1,5 @@
 /*
- * dedup_read.c
+ * read.c
  *		The input of the table-scale dedup jobs: their arguments checked,
  *		one read of the table through SPI, the ids kept by row number in a
  *		temporary file, and progress NOTICEs.  See dedup.h.
@@ -31,8 +31,9 @@
 
 int			simhash_progress_interval = 10;
 
+/* Called from _PG_init: the dedup jobs' settings. */
 void
-dedup_define_gucs(void)
+simhash_dedup_init(void)
 {
 	DefineCustomIntVariable("simhash.progress_interval",
 							"Seconds between progress messages of simhash_pairs and simhash_groups.",
@@ -80,6 +81,7 @@ dedup_extension_type(FunctionCallInfo fcinfo, const char *name)
 						   CStringGetDatum(name), ObjectIdGetDatum(nsp));
 }
 
+/* a name argument as a string (not NULL) */
 static char *
 name_arg(FunctionCallInfo fcinfo, int arg, const char *what, const char *fname)
 {
@@ -205,18 +207,15 @@ dedup_input_init(DedupInput *in, FunctionCallInfo fcinfo, const char *fname,
 				 errmsg("%s: max_distance must not be NULL", fname),
 				 errhint("To give the ids' type, name the argument: id_type => NULL::integer.")));
 	max_distance = PG_GETARG_INT32(max_distance_arg);
-	/* issue #17: without blocks, say which argument is out of range */
-	if (PG_ARGISNULL(blocks_arg) && max_distance > 63)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: max_distance must be at most 63, not %d", fname, max_distance),
-				 errhint("Fingerprints have 64 bits; two random ones are about 32 bits apart.")));
 
-	/* blocks: NULL chooses max_distance + 2, usually the fastest */
-	blocks = PG_ARGISNULL(blocks_arg) ? Max(Min(max_distance + 2, 64), 1) : PG_GETARG_INT32(blocks_arg);
-	simhash_check_blocks(blocks, max_distance);
-	if (!simhash_blocks_init(&in->blocks, blocks, max_distance))
-		elog(ERROR, "invalid simhash block configuration");
+	/*
+	 * blocks: NULL chooses max_distance + 2, usually the fastest (a valid
+	 * number of blocks, so that an out-of-range max_distance is what the
+	 * check names: issue #17)
+	 */
+	blocks = PG_ARGISNULL(blocks_arg) ?
+		Max(Min(max_distance + 2, SIMHASH_MAX_BLOCKS), 1) : PG_GETARG_INT32(blocks_arg);
+	simhash_blocks_init_checked(&in->blocks, blocks, max_distance);
 }
 
 void
@@ -245,6 +244,7 @@ typedef struct DedupReceiver
 	DedupProgress progress;
 } DedupReceiver;
 
+/* the DestReceiver's receiveSlot: one row of the read to the job's callback */
 static bool
 dedup_receive(TupleTableSlot *slot, DestReceiver *self)
 {
@@ -407,6 +407,7 @@ dedup_ids_append(DedupIds *ids, Datum id)
 	ids->cursor = PG_UINT64_MAX;	/* the file position is at the end */
 }
 
+/* position the ids file at byte pos */
 static void
 ids_seek(DedupIds *ids, uint64 pos)
 {
@@ -417,6 +418,7 @@ ids_seek(DedupIds *ids, uint64 pos)
 				 errmsg("could not seek in a temporary file of simhash ids")));
 }
 
+/* read len bytes of the ids file (an error if short) */
 static void
 ids_read(DedupIds *ids, void *p, Size len)
 {

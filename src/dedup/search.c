@@ -1,5 +1,5 @@
 /*
- * dedup_search.c
+ * search.c
  *		The pair search of the table-scale dedup jobs, within a memory
  *		budget (maintenance_work_mem).  See dedup.h.
  *
@@ -87,12 +87,6 @@ dedup_search_set_budget_name(DedupSearch *s, const char *name, const char *setti
 {
 	s->budget_name = name;
 	s->budget_hint = settings;
-}
-
-uint64
-dedup_search_rows(const DedupSearch *s)
-{
-	return s->nrows;
 }
 
 uint64

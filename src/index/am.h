@@ -113,7 +113,7 @@
 /* reloption defaults and limits */
 #define SIMHASH_DEFAULT_BLOCKS			4
 #define SIMHASH_DEFAULT_MAX_DISTANCE	3
-#define SIMHASH_MAX_INDEX_TABLES		1000
+/* the table limit, SIMHASH_MAX_INDEX_TABLES, is in core/blocks.h */
 
 /* build phases reported in pg_stat_progress_create_index */
 #define SIMHASH_BUILD_PHASE_SCAN	2	/* reading the table */

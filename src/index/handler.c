@@ -10,36 +10,31 @@
 #include "commands/vacuum.h"
 #include "utils/guc.h"
 
+#include "simhash.h"
 #include "am.h"
-#include "dedup/dedup.h"
 
 PG_FUNCTION_INFO_V1(simhash_handler);
 
 static relopt_kind simhash_relopt_kind;
 static relopt_parse_elt simhash_relopt_tab[2];
 
-void		_PG_init(void);
-
+/* Called from _PG_init (src/simhash.c): the reloptions. */
 void
-_PG_init(void)
+simhash_index_init(void)
 {
 	simhash_relopt_kind = add_reloption_kind();
 	add_int_reloption(simhash_relopt_kind, "blocks",
 					  "Number of blocks the 64 bits are split into",
-					  SIMHASH_DEFAULT_BLOCKS, 1, 64, AccessExclusiveLock);
+					  SIMHASH_DEFAULT_BLOCKS, 1, SIMHASH_MAX_BLOCKS, AccessExclusiveLock);
 	add_int_reloption(simhash_relopt_kind, "max_distance",
 					  "Largest distance answered by exact prefix lookups",
-					  SIMHASH_DEFAULT_MAX_DISTANCE, 0, 63, AccessExclusiveLock);
+					  SIMHASH_DEFAULT_MAX_DISTANCE, 0, SIMHASH_MAX_DISTANCE, AccessExclusiveLock);
 	simhash_relopt_tab[0].optname = "blocks";
 	simhash_relopt_tab[0].opttype = RELOPT_TYPE_INT;
 	simhash_relopt_tab[0].offset = offsetof(SimhashOptions, blocks);
 	simhash_relopt_tab[1].optname = "max_distance";
 	simhash_relopt_tab[1].opttype = RELOPT_TYPE_INT;
 	simhash_relopt_tab[1].offset = offsetof(SimhashOptions, max_distance);
-
-	/* the dedup jobs' settings */
-	dedup_define_gucs();
-	simhash_join_init();
 }
 
 bytea *
@@ -53,24 +48,8 @@ simhash_options(Datum reloptions, bool validate)
 											   simhash_relopt_tab,
 											   lengthof(simhash_relopt_tab));
 	if (opts && validate)
-	{
-		uint64		ntables;
-
-		if (opts->max_distance >= opts->blocks)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("max_distance (%d) must be less than blocks (%d)",
-							opts->max_distance, opts->blocks),
-					 errdetail("Two values within max_distance bits share at least blocks - max_distance of the blocks.")));
-		ntables = simhash_binomial(opts->blocks, opts->max_distance);
-		if (ntables > SIMHASH_MAX_INDEX_TABLES)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("blocks = %d and max_distance = %d need too many tables",
-							opts->blocks, opts->max_distance),
-					 errdetail("The index keeps C(blocks, max_distance) sorted copies; the limit is %d.",
-							   SIMHASH_MAX_INDEX_TABLES)));
-	}
+		simhash_check_blocks(opts->blocks, opts->max_distance,
+							 SIMHASH_MAX_INDEX_TABLES);
 	return (bytea *) opts;
 }
 

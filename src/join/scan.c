@@ -20,7 +20,7 @@
  * join's target list and its other quals) and its fingerprint is computed
  * (the condition's expression on that side; rows with a NULL fingerprint
  * never match).  The fingerprints go into one search of the dedup jobs
- * (dedup_search.c), each with a 64-bit key: the side in the top bit and
+ * (search.c), each with a 64-bit key: the side in the top bit and
  * the row number below it.  That search sorts all fingerprints, collapses
  * equal ones into runs (rowpairs.h) and runs find_all over the distinct
  * values, table group by table group, reporting every pair of rows within k
@@ -240,7 +240,7 @@ join_nblocks(int k)
 	if (simhash_join_blocks > 0 &&
 		simhash_blocks_validate(simhash_join_blocks, k) == SIMHASH_BLOCKS_OK)
 		return simhash_join_blocks;
-	return Min(k + 2, 64);
+	return Min(k + 2, SIMHASH_MAX_BLOCKS);
 }
 
 /*
@@ -280,6 +280,10 @@ planned_radius(PlannerInfo *root, Node *k)
 #define JOIN_ROW_COST		40.0	/* in cpu_operator_cost, per input row */
 #define JOIN_TABLE_COST		1.0 /* in cpu_operator_cost, per row and table */
 
+/*
+ * the path's rows and costs: reading both sides, the search and the
+ * candidates
+ */
 static void
 join_cost(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner, bool shared,
 		  Node *k, List *quals, Selectivity pair_sel)
@@ -575,6 +579,7 @@ join_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
  * ---------------------------------------------------------------------
  */
 
+/* CreateCustomScanState: the node's state */
 static Node *
 join_create_state(CustomScan *cscan)
 {
@@ -585,6 +590,7 @@ join_create_state(CustomScan *cscan)
 	return (Node *) js;
 }
 
+/* BeginCustomScan: start both children and the scan slot's layout */
 static void
 join_begin(CustomScanState *node, EState *estate, int eflags)
 {
@@ -664,6 +670,7 @@ fill_side(RadiusJoinState *js, JoinSide *side, TupleTableSlot *slot)
 	}
 }
 
+/* the scan slot's columns of one side set to NULL (a null-extended row) */
 static void
 clear_side(RadiusJoinState *js, JoinSide *side)
 {
@@ -836,6 +843,7 @@ check_pair(RadiusJoinState *js, uint64 o, uint64 i)
 		tuplestore_puttupleslot(js->results, project(js));
 }
 
+/* qsort order of candidates: by major (the row in the file), then minor */
 static int
 candidate_cmp(const void *a, const void *b)
 {
@@ -1086,8 +1094,7 @@ join_run(RadiusJoinState *js)
 	{
 		int			radius = (int) js->radius_value;
 
-		if (!simhash_blocks_init(&js->blocks, join_nblocks(radius), radius))
-			elog(ERROR, "invalid simhash block configuration");
+		simhash_blocks_init_checked(&js->blocks, join_nblocks(radius), radius);
 		progress.fname = "simhash join";
 		/* progress messages only when asked for every step */
 		progress.last = DT_NOEND;
@@ -1151,6 +1158,7 @@ join_run(RadiusJoinState *js)
 	js->done = true;
 }
 
+/* ExecCustomScan: the next joined row (the search runs on the first call) */
 static TupleTableSlot *
 join_exec(CustomScanState *node)
 {
@@ -1225,6 +1233,7 @@ join_reset(RadiusJoinState *js)
 	js->done = false;
 }
 
+/* EndCustomScan: free the results and end both children */
 static void
 join_end(CustomScanState *node)
 {
@@ -1267,6 +1276,7 @@ join_rescan(CustomScanState *node)
 	}
 }
 
+/* the join type as EXPLAIN names it */
 static const char *
 join_type_name(JoinType jointype)
 {
@@ -1371,9 +1381,9 @@ simhash_join_init(void)
 							 NULL, NULL, NULL);
 	DefineCustomIntVariable("simhash.join_blocks",
 							"Number of blocks of the simhash radius join's search (0: distance + 2).",
-							"Used when valid for the join's distance: more than the distance, and at most 10000 tables.",
+							"Used when valid for the join's distance: more than the distance, and at most " CppAsString2(SIMHASH_MAX_TABLES) " tables.",
 							&simhash_join_blocks,
-							0, 0, 64,
+							0, 0, SIMHASH_MAX_BLOCKS,
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
 

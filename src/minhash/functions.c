@@ -1,10 +1,10 @@
 /*
- * minhash_sql.c
+ * functions.c
  *		SQL-callable MinHash/LSH: the minhash_signature type (text and binary I/O),
  *		minhash(text, ...) and minhash(text[], ...), minhash_jaccard,
  *		jaccard (exact), minhash_shingles, minhash_slots, minhash_bands,
  *		minhash_shared_bands, minhash_lsh_probability and
- *		minhash_lsh_params.  The algorithms are in minhash.c.
+ *		minhash_lsh_params.  The algorithms are in core/minhash.c.
  */
 #include "simhash.h"
 
@@ -20,6 +20,8 @@
 #include "utils/memutils.h"
 
 #include "core/minhash.h"
+#include "minhash/signature.h"
+#include "text/text.h"
 
 PG_FUNCTION_INFO_V1(minhash_signature_in);
 PG_FUNCTION_INFO_V1(minhash_signature_out);
@@ -41,16 +43,12 @@ PG_FUNCTION_INFO_V1(minhash_lsh_params);
 
 /* ---- signatures as varlena values ---- */
 
-/* A signature, detoasted (maybe with a short header) and its parsed header. */
-typedef struct Sig
-{
-	MinhashParams p;
-	bool		empty;
-	const uint8_t *slots;		/* k serialised slots, NULL when empty */
-} Sig;
-
-static void
-sig_read(Datum d, Sig *sig)
+/*
+ * The one reader of a minhash_signature value (SQL functions and the dedup
+ * jobs): its header parsed and checked (XX001 if invalid), its slots.
+ */
+void
+minhash_sig_read(Datum d, MinhashSig *sig)
 {
 	struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
 	const uint8_t *data = (const uint8_t *) VARDATA_ANY(v);
@@ -64,8 +62,9 @@ sig_read(Datum d, Sig *sig)
 	sig->slots = sig->empty ? NULL : data + MINHASH_HEADER_SIZE;
 }
 
+/* reject two signatures with different parameters (22023) */
 static void
-sig_check_compatible(const Sig *a, const Sig *b)
+sig_check_compatible(const MinhashSig *a, const MinhashSig *b)
 {
 	if (!minhash_params_equal(&a->p, &b->p))
 	{
@@ -99,6 +98,7 @@ sig_build(const MinhashParams *p, bool empty, const uint32_t *slots)
 
 /* ---- parameter checks (22023) ---- */
 
+/* reject an n_gram outside 1 .. MINHASH_MAX_NGRAM (22023) */
 static void
 check_n_gram(int32 n_gram)
 {
@@ -109,6 +109,7 @@ check_n_gram(int32 n_gram)
 						MINHASH_MAX_NGRAM, n_gram)));
 }
 
+/* reject permutations outside 1 .. MINHASH_MAX_PERMUTATIONS (22023) */
 static void
 check_permutations(int32 permutations)
 {
@@ -119,6 +120,7 @@ check_permutations(int32 permutations)
 						MINHASH_MAX_PERMUTATIONS, permutations)));
 }
 
+/* the n_gram_type argument, 'char' or 'term' (22023 otherwise) */
 static int
 parse_n_gram_type(text *t)
 {
@@ -164,11 +166,11 @@ check_bands(int32 bands, int32 rows, bool have_rows, int permutations)
 Datum
 minhash_signature_out(PG_FUNCTION_ARGS)
 {
-	Sig			sig;
+	MinhashSig	sig;
 	StringInfoData buf;
 	static const char hex[] = "0123456789abcdef";
 
-	sig_read(PG_GETARG_DATUM(0), &sig);
+	minhash_sig_read(PG_GETARG_DATUM(0), &sig);
 	initStringInfo(&buf);
 	appendStringInfo(&buf, "v%d n_gram=%d n_gram_type=%s permutations=%d seed=" INT64_FORMAT " slots=",
 					 sig.p.version, sig.p.n_gram, minhash_ngram_type_name(sig.p.n_gram_type),
@@ -194,6 +196,7 @@ minhash_signature_out(PG_FUNCTION_ARGS)
 	PG_RETURN_CSTRING(buf.data);
 }
 
+/* raise 22P02 for a malformed minhash_signature literal */
 static void
 bad_input(const char *str, const char *detail)
 {
@@ -230,10 +233,10 @@ minhash_signature_in(PG_FUNCTION_ARGS)
 Datum
 minhash_signature_send(PG_FUNCTION_ARGS)
 {
-	Sig			sig;
+	MinhashSig	sig;
 	StringInfoData buf;
 
-	sig_read(PG_GETARG_DATUM(0), &sig);
+	minhash_sig_read(PG_GETARG_DATUM(0), &sig);
 	pq_begintypsend(&buf);
 	pq_sendbyte(&buf, (uint8) sig.p.version);
 	pq_sendbyte(&buf, (uint8) sig.p.n_gram_type);
@@ -289,6 +292,10 @@ typedef struct TextState
 	uint64		batch[BATCH];
 } TextState;
 
+/*
+ * the buffers kept across rows in fn_extra, large enough for a text of len
+ * bytes
+ */
 static TextState *
 text_state(FunctionCallInfo fcinfo, size_t len)
 {
@@ -430,11 +437,11 @@ minhash_array(PG_FUNCTION_ARGS)
 Datum
 minhash_jaccard(PG_FUNCTION_ARGS)
 {
-	Sig			a,
+	MinhashSig	a,
 				b;
 
-	sig_read(PG_GETARG_DATUM(0), &a);
-	sig_read(PG_GETARG_DATUM(1), &b);
+	minhash_sig_read(PG_GETARG_DATUM(0), &a);
+	minhash_sig_read(PG_GETARG_DATUM(1), &b);
 	sig_check_compatible(&a, &b);
 	if (a.empty || b.empty)
 		PG_RETURN_FLOAT8(0.0);
@@ -451,6 +458,7 @@ typedef struct HashSet
 	size_t		cap;
 } HashSet;
 
+/* append n hashes to the set, growing it */
 static void
 hashset_add(HashSet *s, const uint64 *h, size_t n)
 {
@@ -521,6 +529,7 @@ minhash_jaccard_text(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(j);
 }
 
+/* the hashes of a text[]'s non-NULL elements, as a set */
 static void
 array_shingle_set(ArrayType *arr, HashSet *set)
 {
@@ -625,11 +634,11 @@ minhash_shingles(PG_FUNCTION_ARGS)
 Datum
 minhash_slots(PG_FUNCTION_ARGS)
 {
-	Sig			sig;
+	MinhashSig	sig;
 	Datum	   *values;
 	int			k;
 
-	sig_read(PG_GETARG_DATUM(0), &sig);
+	minhash_sig_read(PG_GETARG_DATUM(0), &sig);
 	k = sig.empty ? 0 : sig.p.permutations;
 	values = palloc(sizeof(Datum) * Max(k, 1));
 	for (int i = 0; i < k; i++)
@@ -647,13 +656,13 @@ minhash_slots(PG_FUNCTION_ARGS)
 Datum
 minhash_bands(PG_FUNCTION_ARGS)
 {
-	Sig			sig;
+	MinhashSig	sig;
 	int32		bands = PG_GETARG_INT32(1);
 	int			rows;
 	int64	   *keys;
 	Datum	   *values;
 
-	sig_read(PG_GETARG_DATUM(0), &sig);
+	minhash_sig_read(PG_GETARG_DATUM(0), &sig);
 	rows = check_bands(bands, PG_NARGS() > 2 ? PG_GETARG_INT32(2) : 0, PG_NARGS() > 2,
 					   sig.p.permutations);
 	if (sig.empty)
@@ -674,13 +683,13 @@ minhash_bands(PG_FUNCTION_ARGS)
 Datum
 minhash_shared_bands_sql(PG_FUNCTION_ARGS)
 {
-	Sig			a,
+	MinhashSig	a,
 				b;
 	int32		bands = PG_GETARG_INT32(2);
 	int			rows;
 
-	sig_read(PG_GETARG_DATUM(0), &a);
-	sig_read(PG_GETARG_DATUM(1), &b);
+	minhash_sig_read(PG_GETARG_DATUM(0), &a);
+	minhash_sig_read(PG_GETARG_DATUM(1), &b);
 	sig_check_compatible(&a, &b);
 	rows = check_bands(bands, PG_NARGS() > 3 ? PG_GETARG_INT32(3) : 0, PG_NARGS() > 3,
 					   a.p.permutations);
@@ -689,6 +698,7 @@ minhash_shared_bands_sql(PG_FUNCTION_ARGS)
 	PG_RETURN_INT32(minhash_shared_bands(a.slots, b.slots, bands, rows));
 }
 
+/* reject a probability outside [0, 1] (22023) */
 static void
 check_probability(float8 x, const char *what)
 {

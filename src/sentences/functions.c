@@ -1,5 +1,5 @@
 /*
- * sentences_sql.c
+ * functions.c
  *		SQL-callable sentence fingerprints: sentence_hashes(text, n,
  *		min_length) RETURNS bigint[].  The algorithm is in sentences.c; this
  *		file validates the parameters, converts the text to UTF-8, keeps the
@@ -12,6 +12,7 @@
 #include "utils/memutils.h"
 
 #include "core/sentences.h"
+#include "text/text.h"
 
 PG_FUNCTION_INFO_V1(sentence_hashes);
 

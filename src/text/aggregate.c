@@ -10,6 +10,7 @@
 #include "utils/builtins.h"
 
 #include "core/vote.h"
+#include "text/text.h"
 
 PG_FUNCTION_INFO_V1(simhash_agg_transfn);
 PG_FUNCTION_INFO_V1(simhash_agg_weighted_transfn);
@@ -18,6 +19,7 @@ PG_FUNCTION_INFO_V1(simhash_agg_serialfn);
 PG_FUNCTION_INFO_V1(simhash_agg_deserialfn);
 PG_FUNCTION_INFO_V1(simhash_agg_finalfn);
 
+/* the aggregate's memory context; an error outside an aggregate */
 static MemoryContext
 agg_context(FunctionCallInfo fcinfo, const char *fn)
 {
@@ -28,6 +30,7 @@ agg_context(FunctionCallInfo fcinfo, const char *fn)
 	return aggcontext;
 }
 
+/* a new transition state (a weighted vote) in aggcontext */
 static SimhashWeightedVote *
 new_state(MemoryContext aggcontext)
 {
@@ -37,6 +40,7 @@ new_state(MemoryContext aggcontext)
 	return state;
 }
 
+/* the transition: add argument 1's feature hash with weight */
 static Datum
 add_feature(FunctionCallInfo fcinfo, double weight)
 {

@@ -1,5 +1,5 @@
 /*
- * text_array.c
+ * arrays.c
  *		text[] results whose size is known before they are allocated
  *		(issue #10): simhash_tokens, simhash_shingle and minhash_shingles
  *		first measure their output (a pass that allocates nothing per
@@ -19,6 +19,8 @@
 #include "catalog/pg_type.h"
 #include "mb/pg_wchar.h"
 #include "utils/memutils.h"
+
+#include "text/text.h"
 
 /* a UTF-8 element as the database encoding (converted when needed) */
 static const char *
@@ -42,6 +44,7 @@ element_size(size_t len)
 	return INTALIGN(VARHDRSZ + len);
 }
 
+/* raise 54000: the result would exceed an array's limits */
 static void
 too_large(const char *what, const char *hint)
 {

@@ -3,13 +3,12 @@
  *		SQL-callable fingerprint functions: simhash_compute() over text[],
  *		text[] with real[] weights and bigint[] (pre-hashed features),
  *		simhash_hash(), simhash(text, window), simhash_v2(text, width) and
- *		simhash(tsvector).  The
- *		algorithms themselves are in vote.c, tokenizer.c and tfweight.c.
+ *		simhash(tsvector).  The algorithms themselves are in core/vote.c,
+ *		core/tokenizer.c and core/tfweight.c; texts become UTF-8 in utf8.c.
  */
 #include "simhash.h"
 
 #include "miscadmin.h"
-#include "mb/pg_wchar.h"
 #include "tsearch/ts_type.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -19,6 +18,7 @@
 #include "core/tfweight.h"
 #include "core/tokenizer.h"
 #include "core/vote.h"
+#include "text/text.h"
 
 PG_FUNCTION_INFO_V1(simhash_compute_text);
 PG_FUNCTION_INFO_V1(simhash_compute_text_weighted);
@@ -30,45 +30,7 @@ PG_FUNCTION_INFO_V1(simhash_tsvector);
 
 #define BATCH 1024
 
-/*
- * Features are hashed over their UTF-8 bytes, whatever the database
- * encoding, so that a text gives the same fingerprint everywhere.  In
- * SQL_ASCII databases the bytes are taken as they are (no validation).
- */
-static inline bool
-needs_utf8_conversion(void)
-{
-	int			enc = GetDatabaseEncoding();
-
-	return enc != PG_UTF8 && enc != PG_SQL_ASCII;
-}
-
-uint64
-simhash_text_hash(const char *data, int len)
-{
-	char	   *utf8;
-	uint64		h;
-
-	if (!needs_utf8_conversion())
-		return simhash_feature_hash(data, len);
-	utf8 = pg_server_to_any(data, len, PG_UTF8);
-	if (utf8 == data)
-		return simhash_feature_hash(data, len);
-	h = simhash_feature_hash(utf8, strlen(utf8));
-	pfree(utf8);
-	return h;
-}
-
-void
-simhash_check_array_dims(ArrayType *arr, const char *what)
-{
-	if (ARR_NDIM(arr) > 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("%s must be a one-dimensional array", what),
-				 errdetail("The array has %d dimensions.", ARR_NDIM(arr))));
-}
-
+/* the feature hash of a text Datum */
 static inline uint64
 text_datum_hash(Datum d)
 {
@@ -109,6 +71,7 @@ simhash_compute_text(PG_FUNCTION_ARGS)
 	PG_RETURN_SIMHASH64(simhash_vote_result(&vote));
 }
 
+/* reject a weight that is not finite or out of range (22023) */
 static void
 check_weight(float4 w, int position)
 {
@@ -120,6 +83,7 @@ check_weight(float4 w, int position)
 						   SIMHASH_MAX_WEIGHT)));
 }
 
+/* raise 22003 when the total weight overflowed */
 static void
 check_overflow(const SimhashWeightedVote *vote)
 {
@@ -236,6 +200,7 @@ simhash_hash(PG_FUNCTION_ARGS)
 	PG_RETURN_INT64((int64) simhash_text_hash(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t)));
 }
 
+/* the shingle window of simhash(text, window) and the feature functions */
 void
 simhash_check_window(int32 window)
 {
@@ -246,70 +211,23 @@ simhash_check_window(int32 window)
 						SIMHASH_MAX_WINDOW, window)));
 }
 
-/*
- * The text as UTF-8 (converted when the database encoding needs it; then
- * *data is palloc'd, else it points into t).
- */
-void
-simhash_text_utf8(text *t, const char **data, size_t *len)
-{
-	const char *src = VARDATA_ANY(t);
-	int			srclen = VARSIZE_ANY_EXHDR(t);
-
-	*data = src;
-	*len = srclen;
-	if (needs_utf8_conversion())
-	{
-		*data = pg_server_to_any(src, srclen, PG_UTF8);
-		if (*data != src)
-			*len = strlen(*data);
-	}
-}
-
-/*
- * The text as UTF-8, and a buffer for its normalised form.  Large texts
- * need a "huge" allocation: the buffer is twice the input.
- */
-/* UTF-8 bytes (a token, a shingle) as a text in the database encoding. */
-text *
-simhash_utf8_text(const char *utf8, size_t len)
-{
-	char	   *s;
-	text	   *result;
-
-	if (!needs_utf8_conversion())
-		return cstring_to_text_with_len(utf8, len);
-	s = pg_any_to_server(utf8, len, PG_UTF8);
-	result = cstring_to_text_with_len(s, strlen(s));
-	if (s != utf8)
-		pfree(s);
-	return result;
-}
-
-void
-simhash_text_prepare(text *t, const char **data, size_t *len, char **buf)
-{
-	simhash_text_utf8(t, data, len);
-	*buf = MemoryContextAllocHuge(CurrentMemoryContext,
-								  simhash_tokenizer_bufsize(*len));
-}
-
 /* zeroed "huge" memory for the feature counts (pure C callback) */
-void *
+static void *
 simhash_palloc0_huge(size_t size)
 {
 	return MemoryContextAllocExtended(CurrentMemoryContext, size,
 									  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 }
 
-void
+/* pfree for the pure C code */
+static void
 simhash_pfree(void *p)
 {
 	pfree(p);
 }
 
 /* repalloc for the pure C code ("huge": one window of tokens may be long) */
-void *
+static void *
 simhash_repalloc_huge(void *p, size_t size)
 {
 	return repalloc_huge(p, size);

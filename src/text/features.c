@@ -1,5 +1,5 @@
 /*
- * text_features.c
+ * features.c
  *		SQL-callable feature extraction: simhash_tokens(text),
  *		simhash_shingle(text[], window) and simhash_features(text, window)
  *		(simhash_features_v2(text, width)), the distinct shingles with their
@@ -17,6 +17,7 @@
 
 #include "core/tfweight.h"
 #include "core/tokenizer.h"
+#include "text/text.h"
 
 PG_FUNCTION_INFO_V1(simhash_tokens);
 PG_FUNCTION_INFO_V1(simhash_shingle);
@@ -158,6 +159,7 @@ typedef struct FeatureTable
 	size_t		mask;			/* index capacity - 1 */
 } FeatureTable;
 
+/* an empty feature table of cap index slots */
 static void
 feature_table_init(FeatureTable *t, size_t cap)
 {

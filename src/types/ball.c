@@ -30,6 +30,7 @@ simhash_ball_new(simhash64 center, int64 radius)
 	return ball;
 }
 
+/* raise 22P02 for a malformed simhash_ball literal */
 static void
 ball_syntax_error(const char *str)
 {

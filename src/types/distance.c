@@ -26,6 +26,7 @@ simhash64_distance(PG_FUNCTION_ARGS)
 	PG_RETURN_SIMHASH_DISTANCE(pg_popcount64(a ^ b));
 }
 
+/* raise 22003 for a simhash_distance outside 0 .. 64 */
 static void
 distance_out_of_range(const char *value)
 {

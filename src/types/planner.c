@@ -115,6 +115,7 @@ typedef enum DistanceCmp
 	CMP_GT
 } DistanceCmp;
 
+/* the OID of type name in namespace nsp, or InvalidOid */
 static Oid
 lookup_type(const char *name, Oid nsp)
 {
@@ -122,6 +123,7 @@ lookup_type(const char *name, Oid nsp)
 						   CStringGetDatum(name), ObjectIdGetDatum(nsp));
 }
 
+/* the OID of function name(argtypes) in namespace nsp, or InvalidOid */
 static Oid
 lookup_function(const char *name, Oid nsp, int nargs, const Oid *argtypes)
 {
@@ -135,6 +137,7 @@ lookup_function(const char *name, Oid nsp, int nargs, const Oid *argtypes)
 	return result;
 }
 
+/* the OID of operator name(left, right) in namespace nsp, or InvalidOid */
 static Oid
 lookup_operator(const char *name, Oid nsp, Oid left, Oid right)
 {
@@ -184,6 +187,7 @@ lookup_oids(FunctionCallInfo fcinfo, SimhashOids *oids)
 	return simhash_lookup_oids(get_func_namespace(fcinfo->flinfo->fn_oid), oids);
 }
 
+/* node without its binary-compatible casts */
 static Node *
 strip_relabel(Node *node)
 {
@@ -263,6 +267,7 @@ distance_expr(Node *node, const SimhashOids *oids)
 	return NULL;
 }
 
+/* whether node may be a distance expression (an operator call) */
 static bool
 maybe_distance_expr(Node *node)
 {
@@ -270,6 +275,7 @@ maybe_distance_expr(Node *node)
 	return node && IsA(node, OpExpr);
 }
 
+/* a bigint constant */
 static Const *
 int8_const(int64 value)
 {
@@ -291,6 +297,7 @@ to_int8(Node *k, Oid ktype, const SimhashOids *oids)
 								 InvalidOid, COERCE_IMPLICIT_CAST);
 }
 
+/* the expression arg - 1 (bigint) */
 static Expr *
 int8_minus_one(Expr *arg)
 {
@@ -303,6 +310,10 @@ int8_minus_one(Expr *arg)
 	return (Expr *) op;
 }
 
+/*
+ * SupportRequestSimplify of a distance comparison: rewrite it as <@ on a
+ * simhash_ball
+ */
 static Node *
 simplify_comparison(FunctionCallInfo fcinfo, SupportRequestSimplify *req)
 {
@@ -444,6 +455,7 @@ random_within_fraction(int radius)
 	return ldexp(sum, -64);
 }
 
+/* the null fraction of a column's statistics (0 without statistics) */
 static double
 null_fraction(VariableStatData *vardata)
 {
@@ -602,6 +614,7 @@ within_restriction(PlannerInfo *root, const SimhashOids *oids, Node *a,
 	return selec;
 }
 
+/* the selectivity of a <@ b's ball of radius k as a join clause */
 static Selectivity
 within_join(PlannerInfo *root, Node *a, Node *b, Node *k,
 			SpecialJoinInfo *sjinfo)
@@ -762,6 +775,7 @@ make_ball(Node *center, Node *radius, const SimhashOids *oids)
 								 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
 }
 
+/* SupportRequestIndexCondition: the index condition of a within-radius call */
 static List *
 within_index_condition(FunctionCallInfo fcinfo,
 					   SupportRequestIndexCondition *req)
@@ -806,6 +820,7 @@ within_index_condition(FunctionCallInfo fcinfo,
 	return list_make1(clause);
 }
 
+/* SupportRequestSelectivity of a within-radius call */
 static Selectivity
 within_selectivity(FunctionCallInfo fcinfo, SupportRequestSelectivity *req)
 {
@@ -855,7 +870,7 @@ simhash_within_support(PG_FUNCTION_ARGS)
 }
 
 /*--------------------------------------------------------------------------
- * Radius conditions, for the join path (join.c)
+ * Radius conditions, for the join path (join/scan.c)
  *--------------------------------------------------------------------------
  */
 

@@ -1,7 +1,7 @@
 /*
  * planner.h
  *		The planner support's lookups of the extension's objects, and its
- *		recognition of radius conditions (for the join path, join.c).
+ *		recognition of radius conditions (for the join path, join/scan.c).
  */
 #ifndef SIMHASH_PLANNER_H
 #define SIMHASH_PLANNER_H

@@ -1,5 +1,5 @@
 /*
- * test_pairs.c: unit tests of the permuted-table search (src/core/blocks.c)
+ * test_pairs.c: unit tests of the permuted-table search (src/core/: blocks.h)
  * outside the server: geometry, permutations, the radix sort, and find_all
  * against an O(n^2) reference on random, planted, clustered, identical and
  * chained inputs.  Prints "test_pairs: N passed, N failed".
@@ -318,6 +318,13 @@ test_validate(void)
 	CHECK(simhash_blocks_validate(3, 3) == SIMHASH_BLOCKS_DISTANCE_TOO_LARGE, "3/3");
 	CHECK(simhash_blocks_validate(64, 3) == SIMHASH_BLOCKS_TOO_MANY_TABLES, "64/3");
 	CHECK(simhash_blocks_validate(20, 5) == SIMHASH_BLOCKS_TOO_MANY_TABLES, "20/5");
+	CHECK(simhash_blocks_validate(64, 64) == SIMHASH_BLOCKS_BAD_DISTANCE, "distance 64");
+	CHECK(simhash_blocks_validate(64, 63) == SIMHASH_BLOCKS_OK, "64/63 ok");
+	/* the index's limit: C(12, 6) = 924 tables pass, C(14, 4) = 1001 do not */
+	CHECK(simhash_blocks_check(12, 6, SIMHASH_MAX_INDEX_TABLES) == SIMHASH_BLOCKS_OK, "index 12/6");
+	CHECK(simhash_blocks_check(14, 4, SIMHASH_MAX_INDEX_TABLES) == SIMHASH_BLOCKS_TOO_MANY_TABLES, "index 14/4");
+	CHECK(simhash_blocks_validate(14, 4) == SIMHASH_BLOCKS_OK, "search 14/4");
+	CHECK(simhash_blocks_check(5, 3, 0) == SIMHASH_BLOCKS_TOO_MANY_TABLES, "no tables allowed");
 	CHECK(simhash_binomial(64, 32) == UINT64_C(1832624140942590534), "C(64,32)");
 	CHECK(simhash_binomial(10, 3) == 120 && simhash_binomial(5, 0) == 1
 		  && simhash_binomial(3, 4) == 0 && simhash_binomial(3, -1) == 0, "small binomials");
