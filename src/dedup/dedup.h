@@ -11,6 +11,8 @@
  *		- dedup_search.c: the pair search within maintenance_work_mem: rows
  *		  in memory, or split into temporary files by the bits of each table
  *		  group's block (see blocks.h, rowpairs.h), part by part;
+ *		- parallel.c: the in-memory search split by table group across
+ *		  parallel workers;
  *		- dedup_pairs.c, dedup_groups.c: the SQL functions.
  */
 #ifndef SIMHASH_DEDUP_H
@@ -195,5 +197,33 @@ extern uint64 dedup_search_rows(const DedupSearch *s);
 /* bytes written to temporary files so far */
 extern uint64 dedup_search_spilled_bytes(const DedupSearch *s);
 extern void dedup_search_free(DedupSearch *s);
+
+/* pairs passed to a DedupPairFn at once */
+#define DEDUP_PAIR_BATCH 1024
+
+/*
+ * Run a started row-pair search to its end, passing its pairs to fn in
+ * batches (pairs: room for DEDUP_PAIR_BATCH); returns their number.
+ */
+extern uint64 dedup_search_drain(SimhashRowPairs *r, SimhashRowPair *pairs,
+								 DedupPairFn fn, void *arg);
+
+/* ---- dedup/parallel.c: the in-memory search in parallel workers ---- */
+
+extern int	simhash_parallel_min_rows;
+extern void dedup_parallel_define_gucs(void);
+
+/*
+ * Search n rows (hash[], key[]: consumed) with tables lo .. hi - 1 as
+ * search.c does in memory, split by table group across parallel workers,
+ * passing every pair to fn (in the leader) and adding their number to
+ * *npairs; progress reports the workers.  False, having done nothing, if the search is not worth
+ * parallel workers (too few rows or groups, max_parallel_maintenance_workers
+ * is 0, or budget bytes leave no room for a worker): then search serially.
+ */
+extern bool dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
+								  size_t n, int lo, int hi, bool exact, Size budget,
+								  DedupPairFn fn, void *arg, uint64 *npairs,
+								  DedupProgress *progress);
 
 #endif							/* SIMHASH_DEDUP_H */

@@ -41,6 +41,7 @@ dedup_define_gucs(void)
 							10, -1, INT_MAX / 1000,
 							PGC_USERSET, GUC_UNIT_S,
 							NULL, NULL, NULL);
+	dedup_parallel_define_gucs();
 }
 
 void
