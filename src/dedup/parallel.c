@@ -9,9 +9,10 @@
  * therefore be searched without the others, and the union of the groups'
  * pairs is exactly the serial result: no pair is found twice, so nothing
  * has to be deduplicated across participants.  The groups are the units
- * of work: the leader sorts the rows once (simhash_row_pairs_begin(): rows
- * by fingerprint, runs of equal fingerprints, the distinct fingerprints)
- * into the dynamic shared memory segment, then the leader and the workers
+ * of work: the leader launches the workers, sorts the rows once while they
+ * start (simhash_row_pairs_begin(): rows by fingerprint, runs of equal
+ * fingerprints, the distinct fingerprints) into the dynamic shared memory
+ * segment and wakes them (a condition variable); then the leader and the workers
  * take groups one at a time from an atomic counter, largest first (group c
  * has C(m - 1 - c, m - k - 1) tables), each with its own find_all scratch
  * (simhash_row_pairs_attach()).  Pairs of equal fingerprints go with the
@@ -43,10 +44,13 @@
 #include "access/parallel.h"
 #include "access/xact.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "port/atomics.h"
+#include "storage/condition_variable.h"
 #include "storage/buffile.h"
 #include "storage/sharedfileset.h"
 #include "storage/shm_toc.h"
+#include "storage/spin.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
@@ -55,7 +59,7 @@
 #define DEDUP_KEY_WORK		UINT64CONST(0x5348440000000002)
 #define DEDUP_KEY_UNIQ		UINT64CONST(0x5348440000000003)
 
-int			simhash_parallel_min_rows = 100000;
+int			simhash_parallel_min_rows = 1000000;
 
 /* The state every participant shares */
 typedef struct DedupParallelShared
@@ -68,6 +72,9 @@ typedef struct DedupParallelShared
 	int			unit_lo[64];	/* unit u: tables unit_lo[u] .. unit_hi[u] - 1 */
 	int			unit_hi[64];
 	pg_atomic_uint32 next_unit;
+	slock_t		mutex;			/* protects sorted */
+	bool		sorted;			/* the leader's sort is in the segment */
+	ConditionVariable sorted_cv;	/* broadcast when sorted is set */
 	SharedFileSet fileset;		/* the workers' pairs */
 } DedupParallelShared;
 
@@ -89,7 +96,7 @@ dedup_parallel_define_gucs(void)
 							"Fewest rows for which simhash_pairs and simhash_groups search in parallel workers.",
 							"The number of workers is max_parallel_maintenance_workers; 0 there disables parallel searches.",
 							&simhash_parallel_min_rows,
-							100000, 0, INT_MAX,
+							1000000, 0, INT_MAX,
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
 }
@@ -160,6 +167,21 @@ dedup_parallel_main(dsm_segment *seg, shm_toc *toc)
 	SharedFileSetAttach(&sh->fileset, seg);
 	worker_file_name(name, sizeof(name), ParallelWorkerNumber);
 	file = BufFileCreateFileSet(&sh->fileset.fs, name);
+
+	/* the workers start while the leader sorts: wait for the sort */
+	ConditionVariablePrepareToSleep(&sh->sorted_cv);
+	for (;;)
+	{
+		bool		sorted;
+
+		SpinLockAcquire(&sh->mutex);
+		sorted = sh->sorted;
+		SpinLockRelease(&sh->mutex);
+		if (sorted)
+			break;
+		ConditionVariableSleep(&sh->sorted_cv, PG_WAIT_EXTENSION);
+	}
+	ConditionVariableCancelSleep();
 
 	rows.keys = (const uint64 *) work;
 	rows.start = work_start(work, sh->n);
@@ -287,6 +309,8 @@ dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
 	memcpy(sh->unit_lo, unit_lo, sizeof(unit_lo));
 	memcpy(sh->unit_hi, unit_hi, sizeof(unit_hi));
 	pg_atomic_init_u32(&sh->next_unit, 0);
+	SpinLockInit(&sh->mutex);
+	ConditionVariableInit(&sh->sorted_cv);
 	SharedFileSetInit(&sh->fileset, pcxt->seg);
 	work = shm_toc_allocate(pcxt->toc, SIMHASH_ROW_PAIRS_WORK(n));
 	uniq = shm_toc_allocate(pcxt->toc, n * sizeof(uint64));
@@ -294,14 +318,20 @@ dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
 	shm_toc_insert(pcxt->toc, DEDUP_KEY_WORK, work);
 	shm_toc_insert(pcxt->toc, DEDUP_KEY_UNIQ, uniq);
 
-	/* the sort, once, into the segment; then the distinct values beside it */
+	/*
+	 * The workers start (which takes a while) during the sort, once, into
+	 * the segment; then the distinct values go beside it.
+	 */
+	LaunchParallelWorkers(pcxt);
 	r = palloc(sizeof(SimhashRowPairs));
 	simhash_row_pairs_begin(r, b, hash, key, n, work, lo, hi, exact);
-	sh->m = r->m;
 	memcpy(uniq, r->uniq, r->m * sizeof(uint64));
+	SpinLockAcquire(&sh->mutex);
+	sh->m = r->m;
+	sh->sorted = true;
+	SpinLockRelease(&sh->mutex);
+	ConditionVariableBroadcast(&sh->sorted_cv);
 	pfree(r);
-
-	LaunchParallelWorkers(pcxt);
 	dedup_progress(progress, "searching %zu rows in %d table groups, parallel workers: %d",
 				   n, nunits, pcxt->nworkers_launched);
 
