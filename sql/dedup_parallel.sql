@@ -1,6 +1,6 @@
--- issue #14: simhash_pairs and simhash_groups in parallel workers give
--- exactly the serial results.  Workers are forced on small inputs with
--- simhash.parallel_min_rows = 0; the progress NOTICEs
+-- issue #14: simhash_pairs, simhash_groups and CREATE INDEX ... USING
+-- simhash in parallel workers give exactly the serial results.  Workers
+-- are forced on small inputs with simhash.parallel_min_rows = 0; the progress NOTICEs
 -- (simhash.progress_interval = 0) show how many workers searched.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS simhash;
@@ -102,6 +102,34 @@ RESET max_parallel_maintenance_workers;
 RESET simhash.parallel_min_rows;
 -- the setting's range
 SET simhash.parallel_min_rows = -1;
+
+-- CREATE INDEX: the tables sorted by parallel workers give the serial
+-- index, page for page (but the page LSNs, set by the build's WAL)
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS pageinspect;
+RESET client_min_messages;
+SET simhash.parallel_min_rows = 0;
+SET max_parallel_maintenance_workers = 0;
+CREATE INDEX pp_serial ON pp USING simhash (h) WITH (blocks = 6, max_distance = 3);
+SET max_parallel_maintenance_workers = 2;
+SET client_min_messages = debug1;
+CREATE INDEX pp_par ON pp USING simhash (h) WITH (blocks = 6, max_distance = 3);
+SET max_parallel_maintenance_workers = 1;
+CREATE INDEX pp_par1 ON pp USING simhash (h) WITH (blocks = 6, max_distance = 3);
+RESET client_min_messages;
+SELECT pg_relation_size('pp_par') = pg_relation_size('pp_serial') AS same_size,
+       pg_relation_size('pp_par1') = pg_relation_size('pp_serial') AS same_size_1,
+       count(*) FILTER (WHERE substr(get_raw_page('pp_par', i), 9) <> substr(get_raw_page('pp_serial', i), 9)) AS differing_pages,
+       count(*) FILTER (WHERE substr(get_raw_page('pp_par1', i), 9) <> substr(get_raw_page('pp_serial', i), 9)) AS differing_pages_1
+FROM generate_series(0, (pg_relation_size('pp_serial') / 8192)::int - 1) i;
+SELECT simhash_index_check('pp_par', true);
+-- a search through it
+DROP INDEX pp_serial, pp_par1;
+SET enable_seqscan = off;
+SELECT count(*) FROM pp a, pp b WHERE b.h <~> a.h <= 2 AND a.id < b.id AND a.id <= 5200;
+RESET enable_seqscan;
+RESET max_parallel_maintenance_workers;
+RESET simhash.parallel_min_rows;
 
 DROP TABLE pp;
 DROP FUNCTION pp_compare(text);

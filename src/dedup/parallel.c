@@ -93,7 +93,7 @@ void
 dedup_parallel_define_gucs(void)
 {
 	DefineCustomIntVariable("simhash.parallel_min_rows",
-							"Fewest rows for which simhash_pairs and simhash_groups search in parallel workers.",
+							"Fewest rows for which simhash_pairs, simhash_groups and CREATE INDEX ... USING simhash use parallel workers.",
 							"The number of workers is max_parallel_maintenance_workers; 0 there disables parallel searches.",
 							&simhash_parallel_min_rows,
 							1000000, 0, INT_MAX,

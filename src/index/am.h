@@ -249,6 +249,17 @@ typedef enum SimhashWriteMode
 extern BlockNumber simhash_write_run(Relation index, const SimhashBlocks *blocks,
 									 const SimhashRunInput *input, uint64 generation,
 									 SimhashWriteMode mode);
+/*
+ * The sorted entries of table `table` of a run being written: keys[] its
+ * permuted hashes in prefix order, order[] their positions in the input;
+ * valid until the next call (issue #14: parallel CREATE INDEX).
+ */
+typedef void (*SimhashSortedTableFn) (void *arg, int table, const uint64 **keys,
+									  const uint32 **order);
+extern BlockNumber simhash_write_run_sorted(Relation index, const SimhashBlocks *blocks,
+											const SimhashRunInput *input, uint64 generation,
+											SimhashWriteMode mode,
+											SimhashSortedTableFn sorted, void *arg);
 extern BlockNumber simhash_merge_runs(Relation index, const SimhashBlocks *blocks,
 									  const SimhashRunRef *runs, int nruns,
 									  const SimhashRunInput *list, uint64 generation,
@@ -290,6 +301,9 @@ extern SimhashRunHeader *simhash_read_run_header(Relation index, BlockNumber blk
 												 uint64 generation);
 
 /* ---- callbacks ---- */
+/* build_parallel.c: the build's one run, its tables sorted by parallel workers */
+extern BlockNumber simhash_build_write_run(Relation index, const SimhashBlocks *blocks,
+										   const SimhashRunInput *input, uint64 generation);
 extern IndexBuildResult *simhash_build(Relation heap, Relation index, IndexInfo *indexInfo);
 extern void simhash_buildempty(Relation index);
 extern bool simhash_insert(Relation index, Datum *values, bool *isnull,

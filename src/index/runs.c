@@ -199,11 +199,24 @@ simhash_write_run(Relation index, const SimhashBlocks *blocks,
 				  const SimhashRunInput *input, uint64 generation,
 				  SimhashWriteMode mode)
 {
+	return simhash_write_run_sorted(index, blocks, input, generation, mode, NULL, NULL);
+}
+
+/*
+ * As simhash_write_run, the tables' sorted entries given by sorted (if not
+ * NULL; issue #14: sorted by parallel workers during CREATE INDEX).
+ */
+BlockNumber
+simhash_write_run_sorted(Relation index, const SimhashBlocks *blocks,
+						 const SimhashRunInput *input, uint64 generation,
+						 SimhashWriteMode mode, SimhashSortedTableFn sorted,
+						 void *arg)
+{
 	size_t		n = input->n;
-	uint64	   *keys = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(uint64));
-	uint64	   *tmpkeys = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(uint64));
-	uint32	   *order = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(uint32));
-	uint32	   *tmporder = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(uint32));
+	uint64	   *keys = NULL;
+	uint64	   *tmpkeys = NULL;
+	uint32	   *order = NULL;
+	uint32	   *tmporder = NULL;
 	SimhashTable *tab = palloc(sizeof(SimhashTable));
 	Buffer		headbuf;
 	BlockNumber headblk;
@@ -226,23 +239,50 @@ simhash_write_run(Relation index, const SimhashBlocks *blocks,
 	header->ndead = 0;
 	header->ntables = blocks->ntables;
 
+	/*
+	 * A build's sorted tables may have to be waited for: not with a buffer
+	 * locked (interrupts, such as a worker's error, would be held off).  The
+	 * index being built is not visible to others yet.
+	 */
+	if (sorted)
+		LockBuffer(headbuf, BUFFER_LOCK_UNLOCK);
+	else
+	{
+		keys = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(uint64));
+		tmpkeys = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(uint64));
+		order = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(uint32));
+		tmporder = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(uint32));
+	}
 	for (int t = 0; t < blocks->ntables; t++)
 	{
-		simhash_table_init(blocks, t, tab);
-		simhash_table_sort(tab, input->hashes, n, keys, order, tmpkeys, tmporder);
-		header->trees[t].root = write_tree(&w, input, keys, order,
+		const uint64 *tkeys = keys;
+		const uint32 *torder = order;
+
+		if (sorted)
+			sorted(arg, t, &tkeys, &torder);
+		else
+		{
+			simhash_table_init(blocks, t, tab);
+			simhash_table_sort(tab, input->hashes, n, keys, order, tmpkeys, tmporder);
+		}
+		header->trees[t].root = write_tree(&w, input, tkeys, torder,
 										   &header->trees[t].height);
 		header->trees[t].pad = 0;
 	}
+	if (sorted)
+		LockBuffer(headbuf, BUFFER_LOCK_EXCLUSIVE);
 	header->npages = w.npages + 1;
 	((PageHeader) page)->pd_lower +=
 		offsetof(SimhashRunHeader, trees) + blocks->ntables * sizeof(SimhashRunTree);
 	finish_page(&w, headbuf, page);
 
-	pfree(keys);
-	pfree(tmpkeys);
-	pfree(order);
-	pfree(tmporder);
+	if (sorted == NULL)
+	{
+		pfree(keys);
+		pfree(tmpkeys);
+		pfree(order);
+		pfree(tmporder);
+	}
 	pfree(tab);
 	return headblk;
 }

@@ -1,6 +1,7 @@
 # test/t/018_dedup_parallel.pl: the parallel search of simhash_pairs and
-# simhash_groups (issue #14) when something goes wrong while its workers
-# run.  A worker that fails (here: terminated by pg_terminate_backend, a
+# simhash_groups, and CREATE INDEX ... USING simhash with its tables
+# sorted by parallel workers (issue #14), when something goes wrong while
+# the workers run.  A worker that fails (here: terminated by pg_terminate_backend, a
 # FATAL in the worker) must fail the job in the leader with the worker's
 # error; a cancelled job must stop its workers; neither may leave workers,
 # temporary files or shared memory behind, and the session must go on.
@@ -17,6 +18,7 @@ max_worker_processes = 8
 max_parallel_workers = 8
 max_parallel_maintenance_workers = 2
 simhash.parallel_min_rows = 0
+simhash.progress_interval = -1
 maintenance_work_mem = '256MB'
 });
 $node->start;
@@ -93,6 +95,36 @@ like($s->{stderr}, qr/canceling statement due to user request/, 'groups cancel: 
 $s->{stderr} = '';
 is($s->query_safe('SELECT count(*) FROM t; COMMIT;'), '300000', 'groups cancel: the transaction goes on');
 check_clean('groups cancel', $s, $pid);
+$s->quit;
+
+# 4. CREATE INDEX with its tables sorted by workers: a worker fails, then
+# the build is cancelled; no index is left, and a build afterwards works
+my $build = 'CREATE INDEX t_h ON t USING simhash (h) WITH (blocks = 6, max_distance = 3)';
+($s, $pid) = start_job('index worker error', $build);
+$node->safe_psql('postgres', qq{
+	SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+	WHERE backend_type = 'parallel worker' AND leader_pid = $pid
+	LIMIT 1
+});
+$out = $s->query('SELECT 1 AS done;');
+like($s->{stderr}, qr/terminating background worker "parallel worker" due to administrator command/,
+	'index worker error: the build fails with the worker\'s error');
+$s->{stderr} = '';
+$s->quit;
+($s, $pid) = start_job('index cancel', $build);
+$node->safe_psql('postgres', "SELECT pg_cancel_backend($pid)");
+$out = $s->query('SELECT 1 AS done;');
+like($s->{stderr}, qr/canceling statement due to user request/, 'index cancel: the build is cancelled');
+$s->{stderr} = '';
+ok($node->poll_query_until('postgres', qq{
+	SELECT count(*) = 0 FROM pg_stat_activity
+	WHERE backend_type = 'parallel worker' AND leader_pid = $pid
+}), 'index cancel: no parallel worker left');
+is($node->safe_psql('postgres', "SELECT count(*) FROM pg_class WHERE relname = 't_h'"), '0',
+	'index cancel: no index left');
+$s->query_safe($build . ';');
+is($s->query_safe("SELECT simhash_index_check('t_h', false) IS NOT NULL;"), 't',
+	'index cancel: a build afterwards works and checks');
 $s->quit;
 
 # nothing leaked in the server's view either
