@@ -1,25 +1,22 @@
 -- issue #14: simhash_pairs, simhash_groups and CREATE INDEX ... USING
 -- simhash in parallel workers give exactly the serial results.  Workers
--- are forced on small inputs with simhash.parallel_min_rows = 0; the progress NOTICEs
--- (simhash.progress_interval = 0) show how many workers searched.
+-- are forced on small inputs with simhash.parallel_min_rows = 0; the
+-- progress NOTICEs (simhash.progress_interval = 0) show how many workers
+-- searched.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS simhash;
 RESET client_min_messages;
 
--- 6000 rows: 5000 random, 1000 copies of earlier rows at 0 .. 5 bits,
--- 50 identical fingerprints, and NULLs
-CREATE FUNCTION pp_hx(seed text) RETURNS simhash64 LANGUAGE sql IMMUTABLE AS $$
-	SELECT ('x' || substr(md5(seed), 1, 16))::bit(64)::simhash64
-$$;
-CREATE FUNCTION pp_near(h simhash64, seed text, nbits int) RETURNS simhash64 LANGUAGE sql IMMUTABLE AS $$
-	SELECT (h::bigint # coalesce(bit_or(1::bigint << (get_byte(decode(md5(seed || '/' || i), 'hex'), 0) % 64)), 0))::simhash64
-	FROM generate_series(1, nbits) i
-$$;
+-- 6000 rows: 5000 random, 1000 copies of earlier rows with up to 5 bits
+-- flipped (by simhash_hash of the row number: fixed), 50 identical
+-- fingerprints, and NULLs
 CREATE TABLE pp (id bigint PRIMARY KEY, h simhash64);
-INSERT INTO pp SELECT i, pp_hx('r' || i) FROM generate_series(1, 5000) i;
-INSERT INTO pp SELECT 5000 + i, pp_near(pp_hx('r' || (i * 7 % 5000 + 1)), 'n' || i, i % 6)
-FROM generate_series(1, 1000) i;
-INSERT INTO pp SELECT 6000 + i, pp_hx('same') FROM generate_series(1, 50) i;
+INSERT INTO pp SELECT i, simhash_hash('r' || i)::simhash64 FROM generate_series(1, 5000) i;
+INSERT INTO pp
+SELECT 5000 + i, (src.h::bigint # coalesce((SELECT bit_or(1::bigint << (abs(simhash_hash('n' || i || '/' || j)) % 64)::int)
+                                           FROM generate_series(1, i % 6) j), 0))::simhash64
+FROM generate_series(1, 1000) i JOIN pp src ON src.id = i * 7 % 5000 + 1;
+INSERT INTO pp SELECT 6000 + i, simhash_hash('same')::simhash64 FROM generate_series(1, 50) i;
 INSERT INTO pp VALUES (7001, NULL), (7002, NULL);
 ANALYZE pp;
 
@@ -133,5 +130,3 @@ RESET simhash.parallel_min_rows;
 
 DROP TABLE pp;
 DROP FUNCTION pp_compare(text);
-DROP FUNCTION pp_hx(text);
-DROP FUNCTION pp_near(simhash64, text, int);
