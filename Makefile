@@ -27,6 +27,8 @@ OBJS = $(patsubst $(srcdir)/src/%.c,build/%.o,$(CORE_SRCS) $(SERVER_SRCS))
 REGRESS = type distance compute tokenizer aggregate encoding bad_input find_all planner index recipes dedup dedup_keys minhash sentences usability index_hardening hardening cjk join citus_parts
 # issue #11: beside pgvector, the distance histogram
 REGRESS += pgvector_compat distance_histogram
+# issue #14: the dedup jobs in parallel workers
+REGRESS += dedup_parallel
 REGRESS_OPTS = --inputdir=. --outputdir=$(or $(REGRESS_OUTDIR),.)
 
 # xxHash comes from Debian's libxxhash-dev, used header-only (inlined).

@@ -21,9 +21,6 @@ simhash_row_pairs_begin(SimhashRowPairs *r, const SimhashBlocks *b,
 	uint64_t   *uniq = keys;
 	size_t		m = 0;
 
-	memset(r, 0, offsetof(SimhashRowPairs, matches));
-	r->n = n;
-
 	/* rows by fingerprint; vals[i] = the row now at i */
 	for (size_t i = 0; i < n; i++)
 		vals[i] = (uint32_t) i;
@@ -43,14 +40,26 @@ simhash_row_pairs_begin(SimhashRowPairs *r, const SimhashBlocks *b,
 	}
 	vals[m] = (uint32_t) n;
 
-	r->keys = sorted_keys;
+	/* the sorted fingerprints are no longer needed: find_all's scratch */
+	simhash_row_pairs_attach(r, b, sorted_keys, uniq, vals, n, m, fa_keys,
+							 hashes, lo, hi, exact);
+}
+
+void
+simhash_row_pairs_attach(SimhashRowPairs *r, const SimhashBlocks *b,
+						 const uint64_t *keys, const uint64_t *uniq,
+						 const uint32_t *start, size_t n, size_t m,
+						 uint64_t *fa_keys, uint64_t *fa_tmp,
+						 int lo, int hi, bool exact)
+{
+	memset(r, 0, offsetof(SimhashRowPairs, matches));
+	r->n = n;
+	r->keys = keys;
 	r->uniq = uniq;
-	r->start = vals;
+	r->start = start;
 	r->m = m;
 	r->phase = exact ? 0 : 1;
-
-	/* the sorted fingerprints are no longer needed: find_all's scratch */
-	simhash_find_all_begin_tables(&r->fa, b, uniq, m, fa_keys, hashes, lo, hi);
+	simhash_find_all_begin_tables(&r->fa, b, uniq, m, fa_keys, fa_tmp, lo, hi);
 }
 
 /* the run holding fingerprint h (which is one of uniq[]) */

@@ -71,6 +71,20 @@ extern void simhash_row_pairs_begin(SimhashRowPairs *r, const SimhashBlocks *b,
 									void *work, int lo, int hi, bool exact);
 
 /*
+ * Another search over rows that simhash_row_pairs_begin() prepared: the
+ * arrays it left are only read (r0->keys, r0->uniq, r0->start, r0->n,
+ * r0->m), so several searches, for example in parallel workers, can share
+ * them, each with its own tables lo .. hi - 1 (whole groups, see
+ * simhash_table_group()) and its own scratch arrays fa_keys and fa_tmp of
+ * m elements.  Pairs of equal fingerprints are reported only if exact.
+ */
+extern void simhash_row_pairs_attach(SimhashRowPairs *r, const SimhashBlocks *b,
+									 const uint64_t *keys, const uint64_t *uniq,
+									 const uint32_t *start, size_t n, size_t m,
+									 uint64_t *fa_keys, uint64_t *fa_tmp,
+									 int lo, int hi, bool exact);
+
+/*
  * Write up to max (>= 1) pairs to out and return how many.  Each call does
  * a bounded amount of work; 0 does not mean the end: see
  * simhash_row_pairs_done().  The order of the pairs and of a and b within a

@@ -14,7 +14,9 @@
  *		- pairs.c, groups.c: the SQL functions (the union-find of groups
  *		  is core/union_find.c);
  *		- keys.c, minhash.c: the shared-key jobs and the MinHash jobs;
- *		- citus.c: the Citus parts; find_all.c: simhash_find_all().
+ *		- citus.c: the Citus parts; find_all.c: simhash_find_all();
+ *		- parallel.c: the in-memory search split by table group across
+ *		  parallel workers.
  */
 #ifndef SIMHASH_DEDUP_H
 #define SIMHASH_DEDUP_H
@@ -255,5 +257,33 @@ extern void dedup_search_run(DedupSearch *s, Size budget, DedupPairFn fn, void *
 /* bytes written to temporary files so far */
 extern uint64 dedup_search_spilled_bytes(const DedupSearch *s);
 extern void dedup_search_free(DedupSearch *s);
+
+/* pairs passed to a DedupPairFn at once */
+#define DEDUP_PAIR_BATCH 1024
+
+/*
+ * Run a started row-pair search to its end, passing its pairs to fn in
+ * batches (pairs: room for DEDUP_PAIR_BATCH); returns their number.
+ */
+extern uint64 dedup_search_drain(SimhashRowPairs *r, SimhashRowPair *pairs,
+								 DedupPairFn fn, void *arg);
+
+/* ---- dedup/parallel.c: the in-memory search in parallel workers ---- */
+
+extern int	simhash_parallel_min_rows;
+extern void dedup_parallel_define_gucs(void);
+
+/*
+ * Search n rows (hash[], key[]: consumed) with tables lo .. hi - 1 as
+ * search.c does in memory, split by table group across parallel workers,
+ * passing every pair to fn (in the leader) and adding their number to
+ * *npairs; progress reports the workers.  False, having done nothing, if the search is not worth
+ * parallel workers (too few rows or groups, max_parallel_maintenance_workers
+ * is 0, or budget bytes leave no room for a worker): then search serially.
+ */
+extern bool dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
+								  size_t n, int lo, int hi, bool exact, Size budget,
+								  DedupPairFn fn, void *arg, uint64 *npairs,
+								  DedupProgress *progress);
 
 #endif							/* SIMHASH_DEDUP_H */

@@ -42,6 +42,7 @@ simhash_dedup_init(void)
 							10, -1, INT_MAX / 1000,
 							PGC_USERSET, GUC_UNIT_S,
 							NULL, NULL, NULL);
+	dedup_parallel_define_gucs();
 }
 
 void

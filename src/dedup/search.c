@@ -37,8 +37,6 @@ typedef struct DedupRecord
 /* most parts a file is split into at once (each open file buffers BLCKSZ) */
 #define DEDUP_MAX_SPLIT_BITS 8
 
-/* pairs passed to the callback at once */
-#define DEDUP_PAIR_BATCH 1024
 
 struct DedupSearch
 {
@@ -213,10 +211,34 @@ dedup_search_add(DedupSearch *s, uint64 hash, uint64 key)
 	s->n++;
 }
 
-/* search n rows in memory (the arrays are consumed) with tables lo .. hi - 1 */
+uint64
+dedup_search_drain(SimhashRowPairs *r, SimhashRowPair *pairs, DedupPairFn fn, void *arg)
+{
+	uint64		npairs = 0;
+
+	while (!simhash_row_pairs_done(r))
+	{
+		size_t		np;
+
+		CHECK_FOR_INTERRUPTS();
+		np = simhash_row_pairs_next(r, pairs, DEDUP_PAIR_BATCH);
+		if (np > 0)
+		{
+			npairs += np;
+			fn(arg, pairs, np);
+		}
+	}
+	return npairs;
+}
+
+/*
+ * Search n rows in memory (the arrays are consumed) with tables lo .. hi - 1,
+ * in parallel workers if that is worth it and budget bytes (which the rows'
+ * DEDUP_ROW_BYTES each are part of) allow it (parallel.c).
+ */
 static void
 search_memory(DedupSearch *s, uint64 *hash, uint64 *key, size_t n,
-			  int lo, int hi, bool exact, DedupPairFn fn, void *arg)
+			  int lo, int hi, bool exact, Size budget, DedupPairFn fn, void *arg)
 {
 	SimhashRowPairs *r;
 	SimhashRowPair *pairs;
@@ -228,22 +250,14 @@ search_memory(DedupSearch *s, uint64 *hash, uint64 *key, size_t n,
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("%s: too many rows to search at once", s->progress->fname)));
+	if (dedup_parallel_search(s->b, hash, key, n, lo, hi, exact, budget, fn, arg,
+							  &s->npairs, s->progress))
+		return;
 	r = palloc(sizeof(SimhashRowPairs));
 	pairs = palloc(sizeof(SimhashRowPair) * DEDUP_PAIR_BATCH);
 	work = MemoryContextAllocHuge(CurrentMemoryContext, SIMHASH_ROW_PAIRS_WORK(n));
 	simhash_row_pairs_begin(r, s->b, hash, key, n, work, lo, hi, exact);
-	while (!simhash_row_pairs_done(r))
-	{
-		size_t		np;
-
-		CHECK_FOR_INTERRUPTS();
-		np = simhash_row_pairs_next(r, pairs, DEDUP_PAIR_BATCH);
-		if (np > 0)
-		{
-			s->npairs += np;
-			fn(arg, pairs, np);
-		}
-	}
+	s->npairs += dedup_search_drain(r, pairs, fn, arg);
 	pfree(work);
 	pfree(pairs);
 	pfree(r);
@@ -301,7 +315,7 @@ search_part(DedupSearch *s, BufFile *file, uint64 nrows, int c, int used,
 		}
 		pfree(buf);
 		BufFileClose(file);
-		search_memory(s, hash, key, n, lo, hi, c == 0, fn, arg);
+		search_memory(s, hash, key, n, lo, hi, c == 0, budget, fn, arg);
 		pfree(hash);
 		pfree(key);
 	}
@@ -375,7 +389,7 @@ dedup_search_run(DedupSearch *s, Size budget, DedupPairFn fn, void *arg)
 	if (!s->spilled)
 	{
 		s->parts_total = 1;
-		search_memory(s, s->hash, s->key, s->n, 0, b->ntables, true, fn, arg);
+		search_memory(s, s->hash, s->key, s->n, 0, b->ntables, true, budget, fn, arg);
 		s->parts_done = 1;
 	}
 	else

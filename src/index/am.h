@@ -410,6 +410,18 @@ simhash_leftmost_leaf(Relation index, const SimhashRunTree *tree, uint64 generat
 typedef void (*SimhashEntriesFn) (const SimhashEntry *entries, int n, void *arg);
 extern void simhash_walk_chain(Relation index, BlockNumber first, uint16 kind,
 							   uint64 generation, SimhashEntriesFn fn, void *arg);
+
+/*
+ * The sorted entries of table `table` of a run being written: keys[] its
+ * permuted hashes in prefix order, order[] their positions in the input;
+ * valid until the next call (issue #14: parallel CREATE INDEX).
+ */
+typedef void (*SimhashSortedTableFn) (void *arg, int table, const uint64 **keys,
+									  const uint32 **order);
+extern BlockNumber simhash_write_run_sorted(Relation index, const SimhashBlocks *blocks,
+											const SimhashRunInput *input, uint64 generation,
+											SimhashWriteMode mode,
+											SimhashSortedTableFn sorted, void *arg);
 extern void simhash_read_run_entries(Relation index, const SimhashRunRef *run,
 									 SimhashRunInput *out, bool skip_dead);
 extern void simhash_read_list_entries(Relation index, const SimhashList *list,
@@ -471,6 +483,9 @@ extern void simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 									double dead_fraction);
 
 /* ---- callbacks ---- */
+/* build_parallel.c: the build's one run, its tables sorted by parallel workers */
+extern BlockNumber simhash_build_write_run(Relation index, const SimhashBlocks *blocks,
+										   const SimhashRunInput *input, uint64 generation);
 extern IndexBuildResult *simhash_build(Relation heap, Relation index, IndexInfo *indexInfo);
 extern void simhash_buildempty(Relation index);
 extern bool simhash_insert(Relation index, Datum *values, bool *isnull,

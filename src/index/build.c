@@ -168,9 +168,8 @@ simhash_build(Relation heap, Relation index, IndexInfo *indexInfo)
 
 		if (bs.nchunks == 0 && bs.input.n > 0)
 		{
-			/* everything fitted in memory: one run */
-			header = simhash_write_run(index, &blocks, &bs.input, generation,
-									   SIMHASH_WRITE_BUILD);
+			/* everything fitted in memory: one run (tables sorted in parallel) */
+			header = simhash_build_write_run(index, &blocks, &bs.input, generation);
 			nentries = bs.input.n;
 		}
 		else if (bs.nchunks > 0)

@@ -213,8 +213,22 @@ simhash_write_run(Relation index, const SimhashBlocks *blocks,
 				  const SimhashRunInput *input, uint64 generation,
 				  SimhashWriteMode mode)
 {
+	return simhash_write_run_sorted(index, blocks, input, generation, mode,
+									NULL, NULL);
+}
+
+/*
+ * As simhash_write_run, with the tables' sorted entries given by sorted if
+ * it is not NULL (issue #14: sorted by parallel workers during CREATE INDEX).
+ */
+BlockNumber
+simhash_write_run_sorted(Relation index, const SimhashBlocks *blocks,
+						 const SimhashRunInput *input, uint64 generation,
+						 SimhashWriteMode mode, SimhashSortedTableFn sorted,
+						 void *arg)
+{
 	size_t		n = input->n;
-	SimhashSortSpace space;
+	SimhashSortSpace space = {0};
 	SimhashTable *tab = palloc(sizeof(SimhashTable));
 	Buffer		headbuf;
 	BlockNumber headblk;
@@ -225,29 +239,47 @@ simhash_write_run(Relation index, const SimhashBlocks *blocks,
 
 	Assert(n > 0 && n < ((size_t) 1 << 32));
 	simhash_writer_init(&w, index, mode, generation);
-	simhash_sort_space_alloc(&space, n);
 	headbuf = simhash_run_header_begin(&w, page, blocks->ntables);
 	headblk = BufferGetBlockNumber(headbuf);
 	header = SimhashPageRunHeader(page);
 	header->nentries = n;
 
+	/*
+	 * A build's sorted tables may have to be waited for: not with a buffer
+	 * locked (interrupts, such as a worker's error, would be held off).  The
+	 * index being built is not visible to others yet.
+	 */
+	if (sorted)
+		LockBuffer(headbuf, BUFFER_LOCK_UNLOCK);
+	else
+		simhash_sort_space_alloc(&space, n);
 	for (int t = 0; t < blocks->ntables; t++)
 	{
 		SimhashTreeWriter tw;
+		const uint64 *keys = space.keys;
+		const uint32 *order = space.order;
 
-		simhash_table_init(blocks, t, tab);
-		simhash_table_sort(tab, input->hashes, n, space.keys, space.order,
-						   space.tmpkeys, space.tmporder);
+		if (sorted)
+			sorted(arg, t, &keys, &order);
+		else
+		{
+			simhash_table_init(blocks, t, tab);
+			simhash_table_sort(tab, input->hashes, n, space.keys, space.order,
+							   space.tmpkeys, space.tmporder);
+		}
 		simhash_tree_begin(&tw, &w);
 		for (size_t i = 0; i < n; i++)
-			simhash_tree_add(&tw, input->hashes[space.order[i]],
-							 &input->tids[space.order[i]], space.keys[i]);
+			simhash_tree_add(&tw, input->hashes[order[i]],
+							 &input->tids[order[i]], keys[i]);
 		header->trees[t].root = simhash_tree_end(&tw, &header->trees[t].height);
 		header->trees[t].pad = 0;
 	}
+	if (sorted)
+		LockBuffer(headbuf, BUFFER_LOCK_EXCLUSIVE);
 	simhash_run_header_end(&w, headbuf, page);
 
-	simhash_sort_space_free(&space);
+	if (sorted == NULL)
+		simhash_sort_space_free(&space);
 	pfree(tab);
 	return headblk;
 }

@@ -3,7 +3,8 @@
  * outside the server, against an O(n^2) reference: random rows with planted
  * clusters, exact duplicates, all-identical rows, chains; the whole search
  * and the split search of the table-scale jobs (rows split by bits of each
- * group's block, each part searched with that group's tables).  Prints
+ * group's block, each part searched with that group's tables); one sort
+ * shared by a search per group (the parallel jobs).  Prints
  * "test_rowpairs: N passed, N failed".
  */
 #include "rowpairs.h"
@@ -98,6 +99,49 @@ search(const SimhashBlocks *b, const uint64_t *h, const uint64_t *key, size_t n,
 	return np;
 }
 
+/*
+ * The search of the parallel jobs: one sort (begin), then each group searched
+ * by its own attached search over the shared arrays, groups in reverse
+ * order, equal fingerprints with the first; the union is appended to out.
+ */
+static size_t
+search_shared(const SimhashBlocks *b, const uint64_t *h, const uint64_t *key,
+			  size_t n, SimhashRowPair *out, size_t cap)
+{
+	uint64_t   *hc = malloc((n + 1) * 8),
+			   *kc = malloc((n + 1) * 8),
+			   *fa_keys = malloc((n + 1) * 8),
+			   *fa_tmp = malloc((n + 1) * 8);
+	void	   *work = malloc(SIMHASH_ROW_PAIRS_WORK(n));
+	SimhashRowPairs *r0 = malloc(sizeof(SimhashRowPairs));
+	SimhashRowPairs *r = malloc(sizeof(SimhashRowPairs));
+	size_t		np = 0;
+
+	memcpy(hc, h, n * 8);
+	memcpy(kc, key, n * 8);
+	simhash_row_pairs_begin(r0, b, hc, kc, n, work, 0, b->ntables, true);
+	for (int g = b->max_distance; g >= 0; g--)
+	{
+		int			lo,
+					hi,
+					calls = 0;
+
+		simhash_table_group(b, g, &lo, &hi);
+		simhash_row_pairs_attach(r, b, r0->keys, r0->uniq, r0->start, r0->n, r0->m,
+								 fa_keys, fa_tmp, lo, hi, g == 0);
+		while (!simhash_row_pairs_done(r) && calls++ < 10000000 && np < cap)
+			np += simhash_row_pairs_next(r, out + np, cap - np);
+	}
+	free(hc);
+	free(kc);
+	free(fa_keys);
+	free(fa_tmp);
+	free(work);
+	free(r0);
+	free(r);
+	return np;
+}
+
 static void
 compare(const char *what, SimhashRowPair *got, size_t ngot,
 		SimhashRowPair *want, size_t nwant)
@@ -137,6 +181,11 @@ check_rows(const char *name, const uint64_t *h, const uint64_t *key, size_t n)
 
 		snprintf(what, sizeof(what), "%s blocks %d k %d whole", name, b.nblocks, b.max_distance);
 		ngot = search(&b, h, key, n, 0, b.ntables, true, got, cap);
+		compare(what, got, ngot, want, nwant);
+
+		/* one sort shared by a search per group (issue #14: parallel jobs) */
+		snprintf(what, sizeof(what), "%s blocks %d k %d shared", name, b.nblocks, b.max_distance);
+		ngot = search_shared(&b, h, key, n, got, cap);
 		compare(what, got, ngot, want, nwant);
 
 		/* split: for each group c, parts by the low bits of block c */

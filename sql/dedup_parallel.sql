@@ -1,0 +1,132 @@
+-- issue #14: simhash_pairs, simhash_groups and CREATE INDEX ... USING
+-- simhash in parallel workers give exactly the serial results.  Workers
+-- are forced on small inputs with simhash.parallel_min_rows = 0; the
+-- progress NOTICEs (simhash.progress_interval = 0) show how many workers
+-- searched.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS simhash;
+RESET client_min_messages;
+
+-- 6000 rows: 5000 random, 1000 copies of earlier rows with up to 5 bits
+-- flipped (by simhash_hash of the row number: fixed), 50 identical
+-- fingerprints, and NULLs
+CREATE TABLE pp (id bigint PRIMARY KEY, h simhash64);
+INSERT INTO pp SELECT i, simhash_hash('r' || i)::simhash64 FROM generate_series(1, 5000) i;
+INSERT INTO pp
+SELECT 5000 + i, (src.h::bigint # coalesce((SELECT bit_or(1::bigint << (abs(simhash_hash('n' || i || '/' || j)) % 64)::int)
+                                           FROM generate_series(1, i % 6) j), 0))::simhash64
+FROM generate_series(1, 1000) i JOIN pp src ON src.id = i * 7 % 5000 + 1;
+INSERT INTO pp SELECT 6000 + i, simhash_hash('same')::simhash64 FROM generate_series(1, 50) i;
+INSERT INTO pp VALUES (7001, NULL), (7002, NULL);
+ANALYZE pp;
+
+-- the serial result (no workers) against the parallel one, for a job:
+-- rows, and rows only in one of them
+CREATE FUNCTION pp_compare(job text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	r text;
+BEGIN
+	SET LOCAL max_parallel_maintenance_workers = 0;
+	EXECUTE format('CREATE TEMP TABLE pp_serial AS SELECT * FROM %s', job);
+	SET LOCAL max_parallel_maintenance_workers = 2;
+	SET LOCAL simhash.parallel_min_rows = 0;
+	EXECUTE format('CREATE TEMP TABLE pp_par AS SELECT * FROM %s', job);
+	SELECT format('%s rows, %s only serial, %s only parallel',
+		(SELECT count(*) FROM pp_serial),
+		(SELECT count(*) FROM (TABLE pp_serial EXCEPT ALL TABLE pp_par) a),
+		(SELECT count(*) FROM (TABLE pp_par EXCEPT ALL TABLE pp_serial) b)) INTO r;
+	DROP TABLE pp_serial, pp_par;
+	RETURN r;
+END $$;
+
+-- pairs, for several max_distance and blocks (k = 0 is one table group:
+-- nothing to split)
+SELECT k, b, pp_compare(format('simhash_pairs(''pp'', ''id'', ''h'', %s, %s)', k, coalesce(b::text, 'NULL')))
+FROM (VALUES (0, NULL), (1, NULL), (2, NULL), (3, NULL), (3, 4), (3, 8), (4, NULL), (5, 6), (8, 10)) v(k, b);
+-- ids of other types (kept in a temporary file, rows carry row numbers)
+SELECT pp_compare('simhash_pairs(''pp'', ''id'', ''h'', NULL::text, 3)');
+SELECT pp_compare('simhash_pairs(''pp'', ''id'', ''h'', NULL::numeric, 4)');
+-- groups, both linkages
+SELECT l, k, pp_compare(format('simhash_groups(''pp'', ''id'', ''h'', %s, %L)', k, l))
+FROM (VALUES ('connected'), ('leader')) a(l), (VALUES (2), (3), (5)) b(k);
+SELECT pp_compare('simhash_groups(''pp'', ''id'', ''h'', NULL::text, 3, ''leader'')');
+
+-- the pairs against the brute-force self-join, with workers
+SET max_parallel_maintenance_workers = 2;
+SET simhash.parallel_min_rows = 0;
+WITH got AS (SELECT * FROM simhash_pairs('pp', 'id', 'h', 4)),
+     ref AS (SELECT a.id AS id_a, b.id AS id_b, hamming_distance(a.h, b.h) AS distance
+             FROM pp a JOIN pp b ON a.id < b.id WHERE hamming_distance(a.h, b.h) <= 4)
+SELECT (SELECT count(*) FROM got) AS pairs,
+       (SELECT count(*) FROM (SELECT * FROM ref EXCEPT ALL SELECT * FROM got) m) AS missing,
+       (SELECT count(*) FROM (SELECT * FROM got EXCEPT ALL SELECT * FROM ref) x) AS extra;
+
+-- the workers really search: the progress messages say how many
+SET simhash.progress_interval = 0;
+SELECT count(*) FROM simhash_pairs('pp', 'id', 'h', 3);
+SELECT count(DISTINCT group_id) FROM simhash_groups('pp', 'id', 'h', 3);
+-- one worker, and none
+SET max_parallel_maintenance_workers = 1;
+SELECT count(*) FROM simhash_pairs('pp', 'id', 'h', 3);
+SET max_parallel_maintenance_workers = 0;
+SELECT count(*) FROM simhash_pairs('pp', 'id', 'h', 3);
+SET max_parallel_maintenance_workers = 2;
+-- below the threshold: serial
+SET simhash.parallel_min_rows = 100000;
+SELECT count(*) FROM simhash_pairs('pp', 'id', 'h', 3);
+SET simhash.parallel_min_rows = 0;
+-- inside a query that is itself in parallel mode (a Gather above the
+-- function scan's leader): the job still starts its own workers
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM simhash_pairs('pp', 'id', 'h', 3) p JOIN pp ON pp.id = p.id_a;
+SELECT count(*) FROM simhash_pairs('pp', 'id', 'h', 3) p JOIN pp ON pp.id = p.id_a;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET simhash.progress_interval;
+
+-- in a subtransaction that fails after the search, and one that fails in it
+BEGIN;
+SAVEPOINT s;
+SELECT count(*) FROM simhash_pairs('pp', 'id', 'h', 3);
+SELECT 1 / 0;
+ROLLBACK TO SAVEPOINT s;
+SELECT count(*) FROM simhash_pairs('pp', 'id', 'h', 2);
+COMMIT;
+RESET max_parallel_maintenance_workers;
+RESET simhash.parallel_min_rows;
+-- the setting's range
+SET simhash.parallel_min_rows = -1;
+
+-- CREATE INDEX: the tables sorted by parallel workers give the serial
+-- index, page for page (but the page LSNs, set by the build's WAL)
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS pageinspect;
+RESET client_min_messages;
+SET simhash.parallel_min_rows = 0;
+SET max_parallel_maintenance_workers = 0;
+CREATE INDEX pp_serial ON pp USING simhash (h) WITH (blocks = 6, max_distance = 3);
+SET max_parallel_maintenance_workers = 2;
+SET client_min_messages = debug1;
+CREATE INDEX pp_par ON pp USING simhash (h) WITH (blocks = 6, max_distance = 3);
+SET max_parallel_maintenance_workers = 1;
+CREATE INDEX pp_par1 ON pp USING simhash (h) WITH (blocks = 6, max_distance = 3);
+RESET client_min_messages;
+SELECT pg_relation_size('pp_par') = pg_relation_size('pp_serial') AS same_size,
+       pg_relation_size('pp_par1') = pg_relation_size('pp_serial') AS same_size_1,
+       count(*) FILTER (WHERE substr(get_raw_page('pp_par', i), 9) <> substr(get_raw_page('pp_serial', i), 9)) AS differing_pages,
+       count(*) FILTER (WHERE substr(get_raw_page('pp_par1', i), 9) <> substr(get_raw_page('pp_serial', i), 9)) AS differing_pages_1
+FROM generate_series(0, (pg_relation_size('pp_serial') / 8192)::int - 1) i;
+SELECT simhash_index_check('pp_par', true);
+-- a search through it
+DROP INDEX pp_serial, pp_par1;
+SET enable_seqscan = off;
+SELECT count(*) FROM pp a, pp b WHERE b.h <~> a.h <= 2 AND a.id < b.id AND a.id <= 5200;
+RESET enable_seqscan;
+RESET max_parallel_maintenance_workers;
+RESET simhash.parallel_min_rows;
+
+DROP TABLE pp;
+DROP FUNCTION pp_compare(text);

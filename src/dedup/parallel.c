@@ -1,0 +1,354 @@
+/*
+ * parallel.c
+ *		The in-memory pair search of simhash_pairs() and simhash_groups()
+ *		(search.c) split across parallel workers (issue #14).
+ *
+ * Design.  The search's tables come in groups: group c holds the tables
+ * whose first chosen block is c (simhash_table_group()), and a pair is
+ * reported only by the lowest table that finds it.  A group's tables can
+ * therefore be searched without the others, and the union of the groups'
+ * pairs is exactly the serial result: no pair is found twice, so nothing
+ * has to be deduplicated across participants.  The groups are the units
+ * of work: the leader launches the workers, sorts the rows once while they
+ * start (simhash_row_pairs_begin(): rows by fingerprint, runs of equal
+ * fingerprints, the distinct fingerprints) into the dynamic shared memory
+ * segment and wakes them (a condition variable); then the leader and the workers
+ * take groups one at a time from an atomic counter, largest first (group c
+ * has C(m - 1 - c, m - k - 1) tables), each with its own find_all scratch
+ * (simhash_row_pairs_attach()).  Pairs of equal fingerprints go with the
+ * first unit.  The leader passes its own pairs on at once; each worker
+ * writes its pairs to a file of a SharedFileSet, which the leader reads
+ * back after the workers have finished.  The result is the same set of
+ * pairs as the serial search, in another order; every job's output is
+ * independent of that order (pairs are a set, groups are a union-find or
+ * a sort).
+ *
+ * Workers need no table access: all they read is in the segment.  The
+ * ParallelContext machinery (as CREATE INDEX of a btree uses it) gives
+ * them the leader's transaction and settings, relays their errors to the
+ * leader (CHECK_FOR_INTERRUPTS() in the leader's loops raises them), stops
+ * them when the leader's query is cancelled or fails, and frees the
+ * segment and the worker files at the end of the transaction in any case.
+ *
+ * Memory (within maintenance_work_mem, with the leader's rows): the
+ * segment holds the sort's work area and a copy of the distinct
+ * fingerprints (32 bytes per row, instead of the serial search's 24 bytes
+ * of private memory), and every worker allocates 16 bytes per distinct
+ * fingerprint.  The number of workers is max_parallel_maintenance_workers,
+ * lowered until that fits; with none, the serial path runs unchanged.
+ * Only searches of at least simhash.parallel_min_rows rows go parallel:
+ * starting workers costs milliseconds.
+ */
+#include "dedup.h"
+
+#include "access/parallel.h"
+#include "access/xact.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "port/atomics.h"
+#include "storage/condition_variable.h"
+#include "storage/buffile.h"
+#include "storage/sharedfileset.h"
+#include "storage/shm_toc.h"
+#include "storage/spin.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+
+/* shm_toc keys */
+#define DEDUP_KEY_SHARED	UINT64CONST(0x5348440000000001)
+#define DEDUP_KEY_WORK		UINT64CONST(0x5348440000000002)
+#define DEDUP_KEY_UNIQ		UINT64CONST(0x5348440000000003)
+
+int			simhash_parallel_min_rows = 1000000;
+
+/* The state every participant shares */
+typedef struct DedupParallelShared
+{
+	SimhashBlocks blocks;
+	uint64		n;				/* rows */
+	uint64		m;				/* distinct fingerprints */
+	bool		exact;			/* the first unit pairs equal fingerprints */
+	int			nunits;
+	int			unit_lo[64];	/* unit u: tables unit_lo[u] .. unit_hi[u] - 1 */
+	int			unit_hi[64];
+	pg_atomic_uint32 next_unit;
+	slock_t		mutex;			/* protects sorted */
+	bool		sorted;			/* the leader's sort is in the segment */
+	ConditionVariable sorted_cv;	/* broadcast when sorted is set */
+	SharedFileSet fileset;		/* the workers' pairs */
+} DedupParallelShared;
+
+/* What a participant reads: pointers into the segment (or the leader's) */
+typedef struct DedupParallelRows
+{
+	const uint64 *keys;			/* row keys, by fingerprint */
+	const uint64 *uniq;			/* distinct fingerprints */
+	const uint32 *start;		/* runs of equal fingerprints */
+} DedupParallelRows;
+
+PGDLLEXPORT void dedup_parallel_main(dsm_segment *seg, shm_toc *toc);
+
+/* Called from simhash_dedup_init(): the parallel search's setting */
+void
+dedup_parallel_define_gucs(void)
+{
+	DefineCustomIntVariable("simhash.parallel_min_rows",
+							"Fewest rows for which simhash_pairs, simhash_groups and CREATE INDEX ... USING simhash use parallel workers.",
+							"The number of workers is max_parallel_maintenance_workers; 0 there disables parallel searches.",
+							&simhash_parallel_min_rows,
+							1000000, 0, INT_MAX,
+							PGC_USERSET, 0,
+							NULL, NULL, NULL);
+}
+
+/* the sort's work area: row keys at 0, runs at 2n (as rowpairs.c lays it) */
+static inline const uint32 *
+work_start(const void *work, uint64 n)
+{
+	return (const uint32 *) ((const uint64 *) work + 2 * n);
+}
+
+/*
+ * Take units until none is left, searching each and passing its pairs to
+ * fn.  fa_keys and fa_tmp: this participant's scratch, m elements each.
+ * Returns the number of pairs found.
+ */
+static uint64
+participate(DedupParallelShared *sh, const DedupParallelRows *rows,
+			uint64 *fa_keys, uint64 *fa_tmp, DedupPairFn fn, void *arg)
+{
+	SimhashRowPairs *r = palloc(sizeof(SimhashRowPairs));
+	SimhashRowPair *pairs = palloc(sizeof(SimhashRowPair) * DEDUP_PAIR_BATCH);
+	uint64		npairs = 0;
+
+	for (;;)
+	{
+		uint32		u = pg_atomic_fetch_add_u32(&sh->next_unit, 1);
+
+		if (u >= (uint32) sh->nunits)
+			break;
+		simhash_row_pairs_attach(r, &sh->blocks, rows->keys, rows->uniq,
+								 rows->start, sh->n, sh->m, fa_keys, fa_tmp,
+								 sh->unit_lo[u], sh->unit_hi[u],
+								 sh->exact && u == 0);
+		npairs += dedup_search_drain(r, pairs, fn, arg);
+	}
+	pfree(pairs);
+	pfree(r);
+	return npairs;
+}
+
+/* a worker's file of pairs */
+static void
+worker_file_name(char *name, size_t size, int worker)
+{
+	snprintf(name, size, "simhash_pairs.%d", worker);
+}
+
+/* DedupPairFn of a worker: append the pairs to its file */
+static void
+worker_emit(void *arg, const SimhashRowPair *pairs, size_t n)
+{
+	BufFileWrite((BufFile *) arg, (void *) pairs, n * sizeof(SimhashRowPair));
+}
+
+/* The entry point of a worker (by name, through the ParallelContext) */
+void
+dedup_parallel_main(dsm_segment *seg, shm_toc *toc)
+{
+	DedupParallelShared *sh = shm_toc_lookup(toc, DEDUP_KEY_SHARED, false);
+	void	   *work = shm_toc_lookup(toc, DEDUP_KEY_WORK, false);
+	DedupParallelRows rows;
+	char		name[MAXPGPATH];
+	BufFile    *file;
+	uint64	   *fa_keys,
+			   *fa_tmp;
+
+	SharedFileSetAttach(&sh->fileset, seg);
+	worker_file_name(name, sizeof(name), ParallelWorkerNumber);
+	file = BufFileCreateFileSet(&sh->fileset.fs, name);
+
+	/* the workers start while the leader sorts: wait for the sort */
+	ConditionVariablePrepareToSleep(&sh->sorted_cv);
+	for (;;)
+	{
+		bool		sorted;
+
+		SpinLockAcquire(&sh->mutex);
+		sorted = sh->sorted;
+		SpinLockRelease(&sh->mutex);
+		if (sorted)
+			break;
+		ConditionVariableSleep(&sh->sorted_cv, PG_WAIT_EXTENSION);
+	}
+	ConditionVariableCancelSleep();
+
+	rows.keys = (const uint64 *) work;
+	rows.start = work_start(work, sh->n);
+	rows.uniq = shm_toc_lookup(toc, DEDUP_KEY_UNIQ, false);
+	fa_keys = MemoryContextAllocHuge(CurrentMemoryContext, Max(sh->m, 1) * sizeof(uint64));
+	fa_tmp = MemoryContextAllocHuge(CurrentMemoryContext, Max(sh->m, 1) * sizeof(uint64));
+	participate(sh, &rows, fa_keys, fa_tmp, worker_emit, file);
+	BufFileClose(file);
+	pfree(fa_keys);
+	pfree(fa_tmp);
+}
+
+/* Pass the pairs of worker i's file on to fn; returns their number. */
+static uint64
+read_worker_pairs(DedupParallelShared *sh, int worker, DedupPairFn fn, void *arg)
+{
+	char		name[MAXPGPATH];
+	BufFile    *file;
+	SimhashRowPair *pairs = palloc(sizeof(SimhashRowPair) * DEDUP_PAIR_BATCH);
+	uint64		npairs = 0;
+
+	worker_file_name(name, sizeof(name), worker);
+	file = BufFileOpenFileSet(&sh->fileset.fs, name, O_RDONLY, false);
+	for (;;)
+	{
+		size_t		got = BufFileRead(file, pairs, sizeof(SimhashRowPair) * DEDUP_PAIR_BATCH);
+
+		CHECK_FOR_INTERRUPTS();
+		if (got % sizeof(SimhashRowPair) != 0)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not read a temporary file of simhash pairs: read only %zu bytes",
+							got)));
+		if (got == 0)
+			break;
+		fn(arg, pairs, got / sizeof(SimhashRowPair));
+		npairs += got / sizeof(SimhashRowPair);
+	}
+	BufFileClose(file);
+	pfree(pairs);
+	return npairs;
+}
+
+/*
+ * The units of tables lo .. hi - 1 (whole groups): one per group, largest
+ * first (groups come in decreasing size).  Returns their number.
+ */
+static int
+plan_units(const SimhashBlocks *b, int lo, int hi, int *unit_lo, int *unit_hi)
+{
+	int			nunits = 0;
+
+	for (int c = 0; c <= b->max_distance; c++)
+	{
+		int			glo,
+					ghi;
+
+		simhash_table_group(b, c, &glo, &ghi);
+		if (glo >= lo && ghi <= hi && ghi > glo)
+		{
+			unit_lo[nunits] = glo;
+			unit_hi[nunits] = ghi;
+			nunits++;
+		}
+	}
+	return nunits;
+}
+
+/* Workers for a search of n rows in units within budget bytes; 0: serial. */
+static int
+plan_workers(size_t n, int nunits, Size budget)
+{
+	int			nworkers = Min(max_parallel_maintenance_workers, nunits - 1);
+	double		base = (double) n * (DEDUP_ROW_BYTES + 8);
+
+	if (IsParallelWorker() || n < (size_t) Max(simhash_parallel_min_rows, 2) ||
+		n >= (size_t) PG_UINT32_MAX)
+		return 0;
+	while (nworkers > 0 && base + 16.0 * n * nworkers > (double) budget)
+		nworkers--;
+	return Max(nworkers, 0);
+}
+
+bool
+dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
+					  size_t n, int lo, int hi, bool exact, Size budget,
+					  DedupPairFn fn, void *arg, uint64 *npairs,
+					  DedupProgress *progress)
+{
+	int			unit_lo[64],
+				unit_hi[64];
+	int			nunits = plan_units(b, lo, hi, unit_lo, unit_hi);
+	int			nworkers = plan_workers(n, nunits, budget);
+	ParallelContext *pcxt;
+	DedupParallelShared *sh;
+	DedupParallelRows rows;
+	SimhashRowPairs *r;
+	void	   *work;
+	uint64	   *uniq;
+
+	if (nworkers <= 0)
+		return false;
+
+	EnterParallelMode();
+	pcxt = CreateParallelContext("simhash", "dedup_parallel_main", nworkers);
+	shm_toc_estimate_chunk(&pcxt->estimator, sizeof(DedupParallelShared));
+	shm_toc_estimate_chunk(&pcxt->estimator, SIMHASH_ROW_PAIRS_WORK(n));
+	shm_toc_estimate_chunk(&pcxt->estimator, n * sizeof(uint64));
+	shm_toc_estimate_keys(&pcxt->estimator, 3);
+	InitializeParallelDSM(pcxt);
+	if (pcxt->seg == NULL)
+	{
+		/* no segment could be had: the serial search */
+		DestroyParallelContext(pcxt);
+		ExitParallelMode();
+		return false;
+	}
+
+	sh = shm_toc_allocate(pcxt->toc, sizeof(DedupParallelShared));
+	memset(sh, 0, sizeof(*sh));
+	sh->blocks = *b;
+	sh->n = n;
+	sh->exact = exact;
+	sh->nunits = nunits;
+	memcpy(sh->unit_lo, unit_lo, sizeof(unit_lo));
+	memcpy(sh->unit_hi, unit_hi, sizeof(unit_hi));
+	pg_atomic_init_u32(&sh->next_unit, 0);
+	SpinLockInit(&sh->mutex);
+	ConditionVariableInit(&sh->sorted_cv);
+	SharedFileSetInit(&sh->fileset, pcxt->seg);
+	work = shm_toc_allocate(pcxt->toc, SIMHASH_ROW_PAIRS_WORK(n));
+	uniq = shm_toc_allocate(pcxt->toc, n * sizeof(uint64));
+	shm_toc_insert(pcxt->toc, DEDUP_KEY_SHARED, sh);
+	shm_toc_insert(pcxt->toc, DEDUP_KEY_WORK, work);
+	shm_toc_insert(pcxt->toc, DEDUP_KEY_UNIQ, uniq);
+
+	/*
+	 * The workers start (which takes a while) during the sort, once, into
+	 * the segment; then the distinct values go beside it.
+	 */
+	LaunchParallelWorkers(pcxt);
+	r = palloc(sizeof(SimhashRowPairs));
+	simhash_row_pairs_begin(r, b, hash, key, n, work, lo, hi, exact);
+	memcpy(uniq, r->uniq, r->m * sizeof(uint64));
+	SpinLockAcquire(&sh->mutex);
+	sh->m = r->m;
+	sh->sorted = true;
+	SpinLockRelease(&sh->mutex);
+	ConditionVariableBroadcast(&sh->sorted_cv);
+	pfree(r);
+	dedup_progress(progress, "searching %zu rows in %d table groups, parallel workers: %d",
+				   n, nunits, pcxt->nworkers_launched);
+
+	/*
+	 * The leader's share: its find_all scratch is what the sort left free
+	 * (the work area's second array, and hash[]).
+	 */
+	rows.keys = (const uint64 *) work;
+	rows.start = work_start(work, n);
+	rows.uniq = uniq;
+	*npairs += participate(sh, &rows, (uint64 *) work + n, hash, fn, arg);
+
+	WaitForParallelWorkersToFinish(pcxt);
+	for (int i = 0; i < pcxt->nworkers_launched; i++)
+		*npairs += read_worker_pairs(sh, i, fn, arg);
+
+	DestroyParallelContext(pcxt);
+	ExitParallelMode();
+	return true;
+}

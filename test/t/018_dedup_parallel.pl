@@ -1,0 +1,134 @@
+# test/t/018_dedup_parallel.pl: the parallel search of simhash_pairs and
+# simhash_groups, and CREATE INDEX ... USING simhash with its tables
+# sorted by parallel workers (issue #14), when something goes wrong while
+# the workers run.  A worker that fails (here: terminated by pg_terminate_backend, a
+# FATAL in the worker) must fail the job in the leader with the worker's
+# error; a cancelled job must stop its workers; neither may leave workers,
+# temporary files or shared memory behind, and the session must go on.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('dedup_parallel');
+$node->init;
+$node->append_conf('postgresql.conf', qq{
+max_worker_processes = 8
+max_parallel_workers = 8
+max_parallel_maintenance_workers = 2
+simhash.parallel_min_rows = 0
+simhash.progress_interval = -1
+maintenance_work_mem = '256MB'
+});
+$node->start;
+# a search that takes seconds: 66 tables (max_distance 10, 12 blocks)
+$node->safe_psql('postgres', q{
+	CREATE EXTENSION simhash;
+	CREATE TABLE t (id bigint, h simhash64);
+	INSERT INTO t SELECT i, simhash_hash(i::text)::simhash64 FROM generate_series(1, 300000) i;
+	ANALYZE t;
+});
+my $job = "SELECT count(*) FROM simhash_pairs('t', 'id', 'h', 10, 12)";
+my $expected = $node->safe_psql('postgres',
+	"SET max_parallel_maintenance_workers = 0; $job");
+
+# start the job in a session; returns (session, its pid) once its parallel
+# workers run
+sub start_job
+{
+	my ($name, $sql) = @_;
+	my $s = $node->background_psql('postgres', on_error_stop => 0);
+	my $pid = $s->query_safe('SELECT pg_backend_pid();');
+	chomp $pid;
+	$s->query_until(qr/started/, "\\echo started\n$sql;\n");
+	$node->poll_query_until('postgres', qq{
+		SELECT count(*) > 0 FROM pg_stat_activity
+		WHERE backend_type = 'parallel worker' AND leader_pid = $pid
+	}) or die "$name: the job's parallel workers never ran";
+	return ($s, $pid);
+}
+
+# no worker of that leader left, no temporary file, and the session works
+sub check_clean
+{
+	my ($name, $s, $pid) = @_;
+	ok($node->poll_query_until('postgres', qq{
+		SELECT count(*) = 0 FROM pg_stat_activity
+		WHERE backend_type = 'parallel worker' AND leader_pid = $pid
+	}), "$name: no parallel worker left");
+	is($node->safe_psql('postgres',
+		"SELECT count(*) FROM pg_ls_dir('base/pgsql_tmp', true, false) f"),
+		'0', "$name: no temporary file left");
+	is($s->query_safe($job . ';'), $expected, "$name: the session runs the job again, same result");
+}
+
+# 1. a worker fails: the job fails with its error
+my ($s, $pid) = start_job('worker error', $job);
+$node->safe_psql('postgres', qq{
+	SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+	WHERE backend_type = 'parallel worker' AND leader_pid = $pid
+	LIMIT 1
+});
+my $out = $s->query('SELECT 1 AS done;');
+like($s->{stderr}, qr/terminating background worker "parallel worker" due to administrator command/,
+	'worker error: the leader raises the worker\'s error');
+$s->{stderr} = '';
+check_clean('worker error', $s, $pid);
+$s->quit;
+
+# 2. the job is cancelled while its workers search
+($s, $pid) = start_job('cancel', $job);
+$node->safe_psql('postgres', "SELECT pg_cancel_backend($pid)");
+$out = $s->query('SELECT 1 AS done;');
+like($s->{stderr}, qr/canceling statement due to user request/, 'cancel: the job is cancelled');
+$s->{stderr} = '';
+check_clean('cancel', $s, $pid);
+$s->quit;
+
+# 3. the same in simhash_groups, inside a transaction that goes on
+($s, $pid) = start_job('groups cancel',
+	"BEGIN; SAVEPOINT a; SELECT count(DISTINCT group_id) FROM simhash_groups('t', 'id', 'h', 10, 'connected', 12)");
+$node->safe_psql('postgres', "SELECT pg_cancel_backend($pid)");
+$out = $s->query('ROLLBACK TO SAVEPOINT a; SELECT 1 AS done;');
+like($s->{stderr}, qr/canceling statement due to user request/, 'groups cancel: the job is cancelled');
+$s->{stderr} = '';
+is($s->query_safe('SELECT count(*) FROM t; COMMIT;'), '300000', 'groups cancel: the transaction goes on');
+check_clean('groups cancel', $s, $pid);
+$s->quit;
+
+# 4. CREATE INDEX with its tables sorted by workers: a worker fails, then
+# the build is cancelled; no index is left, and a build afterwards works
+my $build = 'CREATE INDEX t_h ON t USING simhash (h) WITH (blocks = 6, max_distance = 3)';
+($s, $pid) = start_job('index worker error', $build);
+$node->safe_psql('postgres', qq{
+	SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+	WHERE backend_type = 'parallel worker' AND leader_pid = $pid
+	LIMIT 1
+});
+$out = $s->query('SELECT 1 AS done;');
+like($s->{stderr}, qr/terminating background worker "parallel worker" due to administrator command/,
+	'index worker error: the build fails with the worker\'s error');
+$s->{stderr} = '';
+$s->quit;
+($s, $pid) = start_job('index cancel', $build);
+$node->safe_psql('postgres', "SELECT pg_cancel_backend($pid)");
+$out = $s->query('SELECT 1 AS done;');
+like($s->{stderr}, qr/canceling statement due to user request/, 'index cancel: the build is cancelled');
+$s->{stderr} = '';
+ok($node->poll_query_until('postgres', qq{
+	SELECT count(*) = 0 FROM pg_stat_activity
+	WHERE backend_type = 'parallel worker' AND leader_pid = $pid
+}), 'index cancel: no parallel worker left');
+is($node->safe_psql('postgres', "SELECT count(*) FROM pg_class WHERE relname = 't_h'"), '0',
+	'index cancel: no index left');
+$s->query_safe($build . ';');
+is($s->query_safe("SELECT simhash_index_check('t_h', false) IS NOT NULL;"), 't',
+	'index cancel: a build afterwards works and checks');
+$s->quit;
+
+# nothing leaked in the server's view either
+$node->stop;
+my $log = slurp_file($node->logfile);
+unlike($log, qr/leak/i, 'no leak reported in the server log');
+done_testing();
