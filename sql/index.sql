@@ -276,6 +276,22 @@ SELECT pg_stat_force_next_flush();
 SELECT idx_scan FROM pg_stat_user_indexes WHERE indexrelname = 'ix_conc';
 DROP INDEX ix_conc;
 
+-- index-only scans: the index returns no column, but a query that needs
+-- none (count(*), EXISTS) may still be planned as one; rows with NULL too
+CREATE TABLE ios (h simhash64);
+INSERT INTO ios SELECT CASE WHEN i % 10 = 0 THEN NULL ELSE simhash_hash(i::text)::simhash64 END
+	FROM generate_series(1, 2000) i;
+CREATE INDEX ios_h ON ios USING simhash (h);
+VACUUM ANALYZE ios;
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM ios;
+SELECT count(*) FROM ios;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM ios WHERE h <~> simhash_hash('7')::simhash64 <= 3;
+SELECT count(*) FROM ios WHERE h <~> simhash_hash('7')::simhash64 <= 3;
+SELECT EXISTS (SELECT 1 FROM ios WHERE h <~> simhash_hash('8')::simhash64 <= 2);
+RESET enable_seqscan; RESET enable_bitmapscan;
+DROP TABLE ios;
+
 -- check function on something else
 SELECT simhash_index_check('ix');
 SELECT simhash_index_check('ix_pkey');

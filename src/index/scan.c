@@ -9,6 +9,7 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/itup.h"
 #include "access/relscan.h"
 #include "access/tableam.h"
 #include "miscadmin.h"
@@ -64,6 +65,7 @@ typedef struct SimhashScanOpaqueData
 	bool		nulls_done;
 	BlockNumber heap_blocks;	/* the heap's size as last read (TID checks) */
 	Batch		batch;			/* the batch being returned */
+	IndexTuple	nothing;		/* what an index-only scan gets (see gettuple) */
 } SimhashScanOpaqueData;
 
 typedef SimhashScanOpaqueData *SimhashScanOpaque;
@@ -181,6 +183,7 @@ simhash_beginscan(Relation index, int nkeys, int norderbys)
 	so->cxt = AllocSetContextCreate(CurrentMemoryContext, "simhash scan",
 									ALLOCSET_DEFAULT_SIZES);
 	scan->opaque = so;
+	so->nothing = NULL;
 	if (norderbys > 0)
 	{
 		scan->xs_orderbyvals = palloc0(sizeof(Datum) * norderbys);
@@ -454,6 +457,28 @@ simhash_gettuple(IndexScanDesc scan, ScanDirection dir)
 			return false;
 	}
 	scan->xs_recheck = false;
+
+	/*
+	 * The index returns no column (amcanreturn is NULL), so the planner
+	 * chooses an index-only scan only when the query needs no column of the
+	 * table at all (count(*), EXISTS): that scan reads nothing from the
+	 * index tuple but needs one, so it gets a tuple whose one column is NULL.
+	 */
+	if (scan->xs_want_itup)
+	{
+		if (so->nothing == NULL)
+		{
+			MemoryContext old = MemoryContextSwitchTo(GetMemoryChunkContext(so));
+			Datum		value = (Datum) 0;
+			bool		isnull = true;
+
+			so->nothing = index_form_tuple(RelationGetDescr(scan->indexRelation),
+										   &value, &isnull);
+			MemoryContextSwitchTo(old);
+		}
+		scan->xs_itup = so->nothing;
+		scan->xs_itupdesc = RelationGetDescr(scan->indexRelation);
+	}
 	if (so->ordered)
 	{
 		scan->xs_orderbyvals[0] = Int32GetDatum(dist);
