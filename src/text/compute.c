@@ -39,35 +39,52 @@ text_datum_hash(Datum d)
 	return simhash_text_hash(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
 }
 
+/* the feature hash of a bigint Datum (already a hash) */
+static uint64
+bigint_datum_hash(Datum d)
+{
+	return (uint64) DatumGetInt64(d);
+}
+
+/*
+ * Add the hashes of an array's non-NULL elements to the vote, in batches,
+ * hash giving each element's feature hash.
+ */
+static void
+vote_array(SimhashVote *vote, ArrayType *arr, uint64 (*hash) (Datum))
+{
+	ArrayIterator it = array_create_iterator(arr, 0, NULL);
+	Datum		value;
+	bool		isnull;
+	uint64		batch[BATCH];
+	int			nbatch = 0;
+
+	while (array_iterate(it, &value, &isnull))
+	{
+		if (isnull)
+			continue;
+		batch[nbatch++] = hash(value);
+		if (nbatch == BATCH)
+		{
+			simhash_vote_add(vote, batch, nbatch);
+			nbatch = 0;
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
+	simhash_vote_add(vote, batch, nbatch);
+	array_free_iterator(it);
+}
+
 /* simhash_compute(text[]): unweighted vote over the elements' hashes */
 Datum
 simhash_compute_text(PG_FUNCTION_ARGS)
 {
 	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(0);
-	ArrayIterator it;
-	Datum		value;
-	bool		isnull;
 	SimhashVote vote;
-	uint64		batch[BATCH];
-	int			nbatch = 0;
 
 	simhash_check_array_dims(arr, "features");
 	simhash_vote_init(&vote);
-	it = array_create_iterator(arr, 0, NULL);
-	while (array_iterate(it, &value, &isnull))
-	{
-		if (isnull)
-			continue;
-		batch[nbatch++] = text_datum_hash(value);
-		if (nbatch == BATCH)
-		{
-			simhash_vote_add(&vote, batch, nbatch);
-			nbatch = 0;
-			CHECK_FOR_INTERRUPTS();
-		}
-	}
-	simhash_vote_add(&vote, batch, nbatch);
-	array_free_iterator(it);
+	vote_array(&vote, arr, text_datum_hash);
 	PG_RETURN_SIMHASH64(simhash_vote_result(&vote));
 }
 
@@ -166,28 +183,7 @@ simhash_compute_hashes(PG_FUNCTION_ARGS)
 		}
 	}
 	else
-	{
-		ArrayIterator it = array_create_iterator(arr, 0, NULL);
-		Datum		value;
-		bool		isnull;
-		uint64		batch[BATCH];
-		int			nbatch = 0;
-
-		while (array_iterate(it, &value, &isnull))
-		{
-			if (isnull)
-				continue;
-			batch[nbatch++] = (uint64) DatumGetInt64(value);
-			if (nbatch == BATCH)
-			{
-				simhash_vote_add(&vote, batch, nbatch);
-				nbatch = 0;
-				CHECK_FOR_INTERRUPTS();
-			}
-		}
-		simhash_vote_add(&vote, batch, nbatch);
-		array_free_iterator(it);
-	}
+		vote_array(&vote, arr, bigint_datum_hash);
 	PG_RETURN_SIMHASH64(simhash_vote_result(&vote));
 }
 
