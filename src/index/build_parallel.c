@@ -4,7 +4,7 @@
  *		workers (issue #14).
  *
  * Design.  A run is one B+tree per table, each written from the entries
- * sorted by that table's permuted prefix (runs.c).  The sorts are
+ * sorted by that table's permuted prefix (run_write.c).  The sorts are
  * independent; the writing goes through the leader's buffers, in table
  * order.  So: the leader puts the entries' hashes in a dynamic shared
  * memory segment with one output slot per worker (keys and order, 12 bytes
