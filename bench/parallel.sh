@@ -32,6 +32,7 @@ timed() {
 	sql -At <<EOF | grep -oE 'Time: [0-9.]+' | awk '{print $2}' | tail -1
 SET maintenance_work_mem = '2GB';
 SET max_parallel_maintenance_workers = $workers;
+SET simhash.parallel_min_rows = 10000;	-- workers are opt-in (default off)
 SET simhash.progress_interval = -1;
 \timing on
 $query
@@ -66,6 +67,7 @@ measure create_index "CREATE INDEX docs_h ON docs USING simhash (h)" "DROP INDEX
 step "checking that the results with 0 and 2 workers are equal"
 DIFF=$(sql -At <<EOF | tail -1
 SET maintenance_work_mem = '2GB';
+SET simhash.parallel_min_rows = 10000;
 SET max_parallel_maintenance_workers = 0;
 CREATE TEMP TABLE s0 AS SELECT * FROM simhash_pairs('docs', 'id', 'h', 3);
 SET max_parallel_maintenance_workers = 2;

@@ -59,7 +59,7 @@
 #define DEDUP_KEY_WORK		UINT64CONST(0x5348440000000002)
 #define DEDUP_KEY_UNIQ		UINT64CONST(0x5348440000000003)
 
-int			simhash_parallel_min_rows = 1000000;
+int			simhash_parallel_min_rows = INT_MAX;	/* off: opt in per job */
 
 /* The state every participant shares */
 typedef struct DedupParallelShared
@@ -94,9 +94,9 @@ dedup_parallel_define_gucs(void)
 {
 	DefineCustomIntVariable("simhash.parallel_min_rows",
 							"Fewest rows for which simhash_pairs, simhash_groups and CREATE INDEX ... USING simhash use parallel workers.",
-							"The number of workers is max_parallel_maintenance_workers; 0 there disables parallel searches.",
+							"The default (2147483647) keeps them off: they pay only where the search dominates the job (large max_distance or many blocks). The number of workers is max_parallel_maintenance_workers.",
 							&simhash_parallel_min_rows,
-							1000000, 0, INT_MAX,
+							INT_MAX, 0, INT_MAX,
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
 }
