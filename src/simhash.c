@@ -10,6 +10,7 @@
  */
 #include "simhash.h"
 
+#include "miscadmin.h"
 #include "utils/guc.h"
 
 #include "dedup/dedup.h"
@@ -41,6 +42,38 @@ simhash_check_array_dims(ArrayType *arr, const char *what)
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
 				 errmsg("%s must be a one-dimensional array", what),
 				 errdetail("The array has %d dimensions.", ARR_NDIM(arr))));
+}
+
+/*
+ * Pass the hashes of an array's non-NULL elements (hash of each) to sink in
+ * batches, checking for interrupts between batches: the one loop of
+ * simhash_compute(text[] | bigint[]) and jaccard(text[], text[]).
+ */
+void
+simhash_array_hashes(ArrayType *arr, uint64 (*hash) (Datum),
+					 void (*sink) (void *arg, const uint64 *hashes, size_t n),
+					 void *arg)
+{
+	ArrayIterator it = array_create_iterator(arr, 0, NULL);
+	Datum		value;
+	bool		isnull;
+	uint64		batch[1024];
+	size_t		n = 0;
+
+	while (array_iterate(it, &value, &isnull))
+	{
+		if (isnull)
+			continue;
+		batch[n++] = hash(value);
+		if (n == lengthof(batch))
+		{
+			sink(arg, batch, n);
+			n = 0;
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
+	sink(arg, batch, n);
+	array_free_iterator(it);
 }
 
 /*

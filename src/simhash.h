@@ -45,6 +45,9 @@ extern void simhash_recv_check(SimhashInput r);
 
 /* simhash.c: reject arrays that are not one-dimensional (2202E) */
 extern void simhash_check_array_dims(ArrayType *arr, const char *what);
+extern void simhash_array_hashes(ArrayType *arr, uint64 (*hash) (Datum),
+								 void (*sink) (void *arg, const uint64 *hashes, size_t n),
+								 void *arg);
 
 /*
  * simhash.c: the one check of a search's blocks / max_distance (22023, at

@@ -529,32 +529,27 @@ minhash_jaccard_text(PG_FUNCTION_ARGS)
 	PG_RETURN_FLOAT8(j);
 }
 
+/* the shingle hash of a text element, unseeded (simhash_array_hashes()) */
+static uint64
+element_hash_unseeded(Datum d)
+{
+	return element_hash(d, 0);
+}
+
+/* simhash_array_hashes()'s sink: add a batch of hashes to a set */
+static void
+hashset_sink(void *arg, const uint64 *hashes, size_t n)
+{
+	hashset_add((HashSet *) arg, hashes, n);
+}
+
 /* the hashes of a text[]'s non-NULL elements, as a set */
 static void
 array_shingle_set(ArrayType *arr, HashSet *set)
 {
-	ArrayIterator it = array_create_iterator(arr, 0, NULL);
-	Datum		value;
-	bool		isnull;
-	uint64		batch[BATCH];
-	size_t		nbatch = 0;
-
 	set->h = NULL;
 	set->n = set->cap = 0;
-	while (array_iterate(it, &value, &isnull))
-	{
-		if (isnull)
-			continue;
-		batch[nbatch++] = element_hash(value, 0);
-		if (nbatch == BATCH)
-		{
-			hashset_add(set, batch, nbatch);
-			nbatch = 0;
-			CHECK_FOR_INTERRUPTS();
-		}
-	}
-	hashset_add(set, batch, nbatch);
-	array_free_iterator(it);
+	simhash_array_hashes(arr, element_hash_unseeded, hashset_sink, set);
 	set->n = minhash_hash_set(set->h, set->n);
 }
 

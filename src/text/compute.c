@@ -46,33 +46,11 @@ bigint_datum_hash(Datum d)
 	return (uint64) DatumGetInt64(d);
 }
 
-/*
- * Add the hashes of an array's non-NULL elements to the vote, in batches,
- * hash giving each element's feature hash.
- */
+/* simhash_array_hashes()'s sink: add a batch of hashes to the vote */
 static void
-vote_array(SimhashVote *vote, ArrayType *arr, uint64 (*hash) (Datum))
+vote_sink(void *arg, const uint64 *hashes, size_t n)
 {
-	ArrayIterator it = array_create_iterator(arr, 0, NULL);
-	Datum		value;
-	bool		isnull;
-	uint64		batch[BATCH];
-	int			nbatch = 0;
-
-	while (array_iterate(it, &value, &isnull))
-	{
-		if (isnull)
-			continue;
-		batch[nbatch++] = hash(value);
-		if (nbatch == BATCH)
-		{
-			simhash_vote_add(vote, batch, nbatch);
-			nbatch = 0;
-			CHECK_FOR_INTERRUPTS();
-		}
-	}
-	simhash_vote_add(vote, batch, nbatch);
-	array_free_iterator(it);
+	simhash_vote_add((SimhashVote *) arg, hashes, n);
 }
 
 /* simhash_compute(text[]): unweighted vote over the elements' hashes */
@@ -84,7 +62,7 @@ simhash_compute_text(PG_FUNCTION_ARGS)
 
 	simhash_check_array_dims(arr, "features");
 	simhash_vote_init(&vote);
-	vote_array(&vote, arr, text_datum_hash);
+	simhash_array_hashes(arr, text_datum_hash, vote_sink, &vote);
 	PG_RETURN_SIMHASH64(simhash_vote_result(&vote));
 }
 
@@ -183,7 +161,7 @@ simhash_compute_hashes(PG_FUNCTION_ARGS)
 		}
 	}
 	else
-		vote_array(&vote, arr, bigint_datum_hash);
+		simhash_array_hashes(arr, bigint_datum_hash, vote_sink, &vote);
 	PG_RETURN_SIMHASH64(simhash_vote_result(&vote));
 }
 
