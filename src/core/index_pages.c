@@ -176,9 +176,21 @@ sv_check_meta(const void *page, uint32_t nblocks, const char **problem)
 			return SV_BAD;
 		}
 	}
-	if (!list_ok(&meta->pending, meta->next_generation, nblocks) ||
-		!list_ok(&meta->flushing, meta->next_generation, nblocks) ||
-		!list_ok(&meta->nulls, meta->next_generation, nblocks))
+	if (meta->nlanes < 1 || meta->nlanes > SV_MAX_LANES)
+	{
+		*problem = "the metapage's lane count is out of range";
+		return SV_BAD;
+	}
+	for (int i = 0; i < meta->nlanes; i++)
+	{
+		if (!list_ok(&meta->pending[i], meta->next_generation, nblocks) ||
+			!list_ok(&meta->flushing[i], meta->next_generation, nblocks))
+		{
+			*problem = "a list of the metapage is out of range";
+			return SV_BAD;
+		}
+	}
+	if (!list_ok(&meta->nulls, meta->next_generation, nblocks))
 	{
 		*problem = "a list of the metapage is out of range";
 		return SV_BAD;

@@ -117,6 +117,7 @@ typedef struct SvRetired
 
 #define SV_MAX_RUNS		48
 #define SV_MAX_RETIRED	64
+#define SV_MAX_LANES	8
 #define SV_MAGIC		0x53485831
 #define SV_VERSION		1
 #define SV_MAX_INDEX_TABLES SIMHASH_MAX_INDEX_TABLES
@@ -131,12 +132,12 @@ typedef struct SvMeta
 	int32_t		ntables;
 	int32_t		nruns;
 	uint64_t	next_generation;
-	SvList		pending;
-	SvList		flushing;
+	SvList		pending[SV_MAX_LANES];
+	SvList		flushing[SV_MAX_LANES];
 	SvList		nulls;
 	SvRunRef	runs[SV_MAX_RUNS];
 	int32_t		nretired;
-	int32_t		pad;
+	int32_t		nlanes;
 	SvRetired	retired[SV_MAX_RETIRED];
 } SvMeta;
 

@@ -6,15 +6,15 @@
  *
  *	handler.c	the handler (callbacks, properties) and the reloptions
  *	build.c		CREATE INDEX: read the table, write one run (chunks merged)
- *	insert.c	aminsert: append to the pending list, flush when it is long
+ *	insert.c	aminsert: append to the pending lanes, flush when they are long
+ *	pending.c	the pending lanes and the nulls list: appends (issue #13)
  *	scan.c		index and bitmap scans, ordered scans by distance rings
  *	vacuum.c	ambulkdelete and amvacuumcleanup
  *	cost.c		amcostestimate
  *	validate.c	amvalidate
  *	check.c		simhash_index_check()
  *	pages.c		page initialisation and allocation, the page-access helper
- *				(simhash_read_page(), chains of pages), the metapage, the
- *				pending list
+ *				(simhash_read_page(), chains of pages), the metapage
  *	recycle.c	retiring replaced runs and lists, recycling their pages
  *	run_write.c	writing runs (a static B+tree per table) and lists
  *	run_read.c	reading runs and lists, walking a run's pages
@@ -42,9 +42,10 @@
  *	  left to right, and inner pages of (first key, child) items.  A run
  *	  header page lists the trees' roots.  Only the entries' dead flags ever
  *	  change (VACUUM).
- *	- the pending list: pages of unsorted entries that inserts append to;
- *	  every scan reads all of them.
- * When the pending list is long, it is sorted into a new run; runs of
+ *	- the pending lanes: SIMHASH_MAX_LANES lists (meta->nlanes of them in
+ *	  use) of pages of unsorted entries that inserts append to; every scan
+ *	  reads all of them.  And the nulls list, of rows whose key is NULL.
+ * When the lanes are long, they are sorted together into a new run; runs of
  * similar size are merged (geometrically: each entry is rewritten O(log n)
  * times).  VACUUM marks dead entries, flushes, and rewrites runs with many
  * dead entries.  Pages of replaced runs and lists are "retired" with the
@@ -55,10 +56,28 @@
  * waiting (vacuum.c); free pages inside it are reused through the FSM.
  *
  * Concurrency: the metapage lists the runs and pending lists; scans copy it
- * under a share lock and then read immutable pages.  Inserts append under
- * the metapage's exclusive lock.  Flushes, merges and VACUUM's changes are
- * serialised by a heavyweight lock on the metapage's block number.
- * Every change is WAL-logged with generic WAL records.
+ * under a share lock and then read immutable pages (and the lists, which
+ * only grow).  Flushes, merges and VACUUM's changes are serialised by a
+ * heavyweight lock on the metapage's block number.  Every change is
+ * WAL-logged with generic WAL records.
+ *
+ * Concurrent inserts (issue #13, pending.c): an insert appends its entry to
+ * one pending lane, chosen by its backend (MyProc->pgprocno modulo nlanes;
+ * a lane whose tail page is locked by another backend is passed over for
+ * the next one, without waiting).  The common append holds the metapage's
+ * lock in share mode (so that no flush swaps the lanes out meanwhile) and
+ * the lane's tail page exclusively, and WAL-logs the tail page only: the
+ * metapage is neither locked exclusively nor written.  Only starting a
+ * lane or linking a new page to it locks the metapage exclusively (then the
+ * tail page; the lock order is always metapage, then tail page, and a
+ * flush locks no tail page).  So a lane's nentries counts the entries of
+ * its pages before its tail page (exact: those pages are full and only
+ * their dead flags change); the tail's own entries are its item count.
+ * The nulls list (rare) is appended under the metapage's exclusive lock
+ * and its nentries is exact.  A flush, under the metapage's exclusive lock
+ * (so that no append is under way), moves every pending lane to the same
+ * flushing lane, sorts the flushing lanes into a run and retires them:
+ * an entry is in exactly one lane, pending or flushing, or in a run.
  *
  * Standby safety (issue #13): a scan on a hot standby copies the metapage
  * and reads pages afterwards, as on the primary, but the primary's
@@ -221,9 +240,13 @@ typedef struct SimhashList
 {
 	BlockNumber head;			/* InvalidBlockNumber: empty */
 	BlockNumber tail;
-	uint64		nentries;
+	uint64		nentries;		/* lanes: before the tail page (see above) */
 	uint64		generation;
 } SimhashList;
+
+/* pending lanes (issue #13): room in the metapage, and how many are used */
+#define SIMHASH_MAX_LANES		8
+#define SIMHASH_DEFAULT_LANES	4
 
 #define SIMHASH_RETIRED_RUN		1
 #define SIMHASH_RETIRED_LIST	2
@@ -247,12 +270,12 @@ typedef struct SimhashMetaPageData
 	int32		ntables;
 	int32		nruns;
 	uint64		next_generation;
-	SimhashList pending;		/* appended to by inserts */
-	SimhashList flushing;		/* being sorted into a run */
+	SimhashList pending[SIMHASH_MAX_LANES];	/* appended to by inserts */
+	SimhashList flushing[SIMHASH_MAX_LANES];	/* being sorted into a run */
 	SimhashList nulls;			/* rows whose key is NULL (for ordered scans) */
 	SimhashRunRef runs[SIMHASH_MAX_RUNS];	/* oldest (largest) first */
 	int32		nretired;
-	int32		pad;
+	int32		nlanes;			/* pending lanes in use, 1..SIMHASH_MAX_LANES */
 	SimhashRetired retired[SIMHASH_MAX_RETIRED];
 } SimhashMetaPageData;
 
@@ -278,6 +301,7 @@ extern Buffer simhash_lock_block(Relation index, BlockNumber blkno, int mode,
 /* how simhash_read_page() treats a page that is not the one expected */
 #define SIMHASH_READ_IF_OURS		0x01	/* return InvalidBuffer */
 #define SIMHASH_READ_META_LOCKED	0x02	/* caller holds the metapage's lock */
+#define SIMHASH_READ_NOWAIT		0x04	/* page locked by another: InvalidBuffer */
 
 extern Buffer simhash_read_page(Relation index, BlockNumber blkno, int mode,
 								uint16 kind, uint64 generation, int flags,
@@ -310,7 +334,15 @@ extern Buffer simhash_lock_meta(Relation index, int mode);
 extern void simhash_read_meta(Relation index, SimhashMetaPageData *meta);
 extern void simhash_log_meta(Relation index, Buffer metabuf, const SimhashMetaPageData *meta);
 extern void simhash_meta_blocks(const SimhashMetaPageData *meta, SimhashBlocks *blocks);
-extern uint64 simhash_list_append(Relation index, uint64 hash, ItemPointer tid, bool isnull);
+
+/* ---- pending.c: the pending lanes and the nulls list (issue #13) ---- */
+extern uint64 simhash_pending_append(Relation index, uint64 hash, ItemPointer tid);
+extern void simhash_nulls_append(Relation index, ItemPointer tid);
+extern int	simhash_unsorted_lists(const SimhashMetaPageData *meta, bool flushing,
+								   bool pending, SimhashList *lists);
+extern uint64 simhash_unsorted_nentries(const SimhashMetaPageData *meta, bool *exact);
+extern void simhash_clear_list(SimhashList *list);
+extern int	simhash_take_pending(SimhashMetaPageData *meta);
 
 /* ---- recycle.c: retiring replaced runs and lists, recycling their pages ---- */
 extern void simhash_retire(Relation index, SimhashMetaPageData *meta,

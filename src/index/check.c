@@ -127,16 +127,20 @@ check_tree(Relation index, BlockNumber blkno, int height, uint64 generation,
 }
 
 /*
- * Check a list.  Inserts may append to the pending and nulls lists while we
- * read (growing lists): then the list may extend past the tail and hold
- * more entries than the metapage said when we copied it.
+ * Check a list.  Inserts may append to the pending lanes and the nulls list
+ * while we read (growing lists): then the list may extend past the tail and
+ * hold more entries than the metapage said when we copied it.  A lane's
+ * nentries counts the entries before its tail page (am.h): exactly those
+ * of the pages before the tail in our copy, which no append changes.
  */
 static uint64
-check_list(Relation index, const SimhashList *list, const char *what, bool growing)
+check_list(Relation index, const SimhashList *list, const char *what, bool growing,
+		   bool lane)
 {
 	SimhashChain chain;
 	Buffer		buffer;
 	uint64		count = 0;
+	uint64		before_tail = 0;
 	bool		passed_tail = (list->head == InvalidBlockNumber);
 
 	simhash_chain_begin(&chain, index, list->head, SIMHASH_PENDING, list->generation,
@@ -146,6 +150,8 @@ check_list(Relation index, const SimhashList *list, const char *what, bool growi
 		count += SimhashPageItems(BufferGetPage(buffer));
 		if (chain.blkno == list->tail)
 			passed_tail = true;
+		if (!passed_tail)
+			before_tail += SimhashPageItems(BufferGetPage(buffer));
 		if (chain.next == InvalidBlockNumber && !passed_tail)
 			corrupt(index, "The %s list ends at block %u, before its tail %u.",
 					what, chain.blkno, list->tail);
@@ -154,7 +160,10 @@ check_list(Relation index, const SimhashList *list, const char *what, bool growi
 		UnlockReleaseBuffer(buffer);
 		CHECK_FOR_INTERRUPTS();
 	}
-	if (growing ? count < list->nentries : count != list->nentries)
+	if (lane && before_tail != list->nentries)
+		corrupt(index, "The %s lane has " UINT64_FORMAT " entries before its tail, the metapage says " UINT64_FORMAT ".",
+				what, before_tail, list->nentries);
+	if (!lane && (growing ? count < list->nentries : count != list->nentries))
 		corrupt(index, "The %s list has " UINT64_FORMAT " entries, the metapage says " UINT64_FORMAT ".",
 				what, count, list->nentries);
 	return count;
@@ -332,9 +341,12 @@ simhash_index_check(PG_FUNCTION_ARGS)
 				corrupt(index, "Run %d table %d holds other entries than table 0.", r, t);
 		}
 	}
-	check_list(index, &meta.flushing, "flushing", false);
-	check_list(index, &meta.pending, "pending", !heapallindexed);
-	check_list(index, &meta.nulls, "nulls", !heapallindexed);
+	for (int i = 0; i < meta.nlanes; i++)
+	{
+		check_list(index, &meta.flushing[i], "flushing", false, true);
+		check_list(index, &meta.pending[i], "pending", !heapallindexed, true);
+	}
+	check_list(index, &meta.nulls, "nulls", !heapallindexed, false);
 
 	if (heapallindexed)
 	{
@@ -344,8 +356,13 @@ simhash_index_check(PG_FUNCTION_ARGS)
 
 		for (int r = 0; r < meta.nruns; r++)
 			simhash_read_run_entries(index, &meta.runs[r], &all, true);
-		simhash_read_list_entries(index, &meta.flushing, &all, true);
-		simhash_read_list_entries(index, &meta.pending, &all, true);
+		{
+			SimhashList lists[2 * SIMHASH_MAX_LANES];
+			int			nlists = simhash_unsorted_lists(&meta, true, true, lists);
+
+			for (int i = 0; i < nlists; i++)
+				simhash_read_list_entries(index, &lists[i], &all, true);
+		}
 		hs.index = index;
 		hs.entries = indexed_create(CurrentMemoryContext, Max(all.n, 16), NULL);
 		hs.missing = 0;

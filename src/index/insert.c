@@ -1,15 +1,18 @@
 /*
  * insert.c
- *		Inserting into a simhash index (design: am.h): append to the pending list; when
- *		it is long, sort it into a run (and merge runs) unless another
- *		backend is already doing so.
+ *		Inserting into a simhash index (design: am.h): append to a pending
+ *		lane (pending.c); when the lanes are long, sort them into a run (and
+ *		merge runs) unless another backend is already doing so.
  */
 #include "postgres.h"
 
 #include "am.h"
 #include "simhash.h"
 
-/* pending entries that trigger a flush: scans read them all */
+/*
+ * entries in the lanes' full pages that trigger a flush (scans read them
+ * all, and the tail page of each lane)
+ */
 #define SIMHASH_PENDING_LIMIT (4 * SIMHASH_PAGE_ITEMS)
 
 bool
@@ -21,10 +24,10 @@ simhash_insert(Relation index, Datum *values, bool *isnull,
 	if (isnull[0])
 	{
 		/* kept for ordered scans, which return every row */
-		simhash_list_append(index, 0, ht_ctid, true);
+		simhash_nulls_append(index, ht_ctid);
 		return false;
 	}
-	if (simhash_list_append(index, DatumGetSimhash64(values[0]), ht_ctid, false)
+	if (simhash_pending_append(index, DatumGetSimhash64(values[0]), ht_ctid)
 		>= SIMHASH_PENDING_LIMIT)
 		simhash_flush_and_merge(index, false, false, 1.0);
 	return false;

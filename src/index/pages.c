@@ -3,8 +3,8 @@
  *		Pages of the simhash index (layout and design: am.h): initialisation,
  *		allocation (reusing recycled pages), the one way pages are read
  *		(simhash_read_page(): read, lock, check kind and generation, with a
- *		buffer access strategy) and walks along chains of them, the
- *		metapage, and the pending list that inserts append to.
+ *		buffer access strategy) and walks along chains of them, and the
+ *		metapage.  The pending lanes are in pending.c.
  */
 #include "postgres.h"
 
@@ -111,11 +111,13 @@ StaticAssertDecl(sizeof(SimhashMetaPageData) == sizeof(SvMeta) &&
 				 offsetof(SimhashMetaPageData, runs) == offsetof(SvMeta, runs) &&
 				 offsetof(SimhashMetaPageData, nretired) == offsetof(SvMeta, nretired) &&
 				 offsetof(SimhashMetaPageData, retired) == offsetof(SvMeta, retired) &&
+				 offsetof(SimhashMetaPageData, nlanes) == offsetof(SvMeta, nlanes) &&
+				 offsetof(SimhashMetaPageData, flushing) == offsetof(SvMeta, flushing) &&
 				 sizeof(SimhashRetired) == sizeof(SvRetired) &&
 				 sizeof(SimhashRunRef) == sizeof(SvRunRef) && sizeof(SimhashList) == sizeof(SvList),
 				 "metapage layout");
 StaticAssertDecl(SV_PAGE_ITEMS == SIMHASH_PAGE_ITEMS && SV_MAX_RUNS == SIMHASH_MAX_RUNS &&
-				 SV_MAX_RETIRED == SIMHASH_MAX_RETIRED &&
+				 SV_MAX_RETIRED == SIMHASH_MAX_RETIRED && SV_MAX_LANES == SIMHASH_MAX_LANES &&
 				 SV_MAX_INDEX_TABLES == SIMHASH_MAX_INDEX_TABLES &&
 				 SV_PAGE_ID == SIMHASH_PAGE_ID && SV_MAGIC == SIMHASH_MAGIC,
 				 "constants");
@@ -198,9 +200,11 @@ generation_is_live(Relation index, uint64 generation)
 	for (int i = 0; i < meta.nruns; i++)
 		if (meta.runs[i].generation == generation)
 			return true;
-	return meta.pending.generation == generation ||
-		meta.flushing.generation == generation ||
-		meta.nulls.generation == generation;
+	for (int i = 0; i < meta.nlanes; i++)
+		if (meta.pending[i].generation == generation ||
+			meta.flushing[i].generation == generation)
+			return true;
+	return meta.nulls.generation == generation;
 }
 
 /*
@@ -219,6 +223,8 @@ generation_is_live(Relation index, uint64 generation)
  *	- otherwise the index is corrupted (ERRCODE_INDEX_CORRUPTED), and so
  *	  always with SIMHASH_READ_META_LOCKED (the caller holds the metapage's
  *	  buffer lock: nothing can be recycled, and we cannot read it again).
+ * With SIMHASH_READ_NOWAIT, a page whose lock another backend holds is not
+ * waited for: InvalidBuffer.
  * The block number is checked against the relation's size first.
  */
 Buffer
@@ -243,7 +249,18 @@ simhash_read_page(Relation index, BlockNumber blkno, int mode, uint16 kind,
 
 		simhash_read_meta(index, &meta);	/* sets cache->ntables */
 	}
-	buffer = simhash_lock_block(index, blkno, mode, strategy);
+	if (flags & SIMHASH_READ_NOWAIT)
+	{
+		Assert(mode == BUFFER_LOCK_EXCLUSIVE);
+		buffer = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL, strategy);
+		if (!ConditionalLockBuffer(buffer))
+		{
+			ReleaseBuffer(buffer);
+			return InvalidBuffer;
+		}
+	}
+	else
+		buffer = simhash_lock_block(index, blkno, mode, strategy);
 	facts.ntables = cache->ntables;
 	facts.nblocks = cache->nblocks;
 	verdict = sv_check_page(BufferGetPage(buffer), kind, generation, &facts, &problem);
@@ -341,8 +358,12 @@ simhash_init_metapage(Page page, int nblocks, int max_distance, int ntables)
 	meta->ntables = ntables;
 	meta->nruns = 0;
 	meta->next_generation = 1;
-	meta->pending.head = meta->pending.tail = InvalidBlockNumber;
-	meta->flushing.head = meta->flushing.tail = InvalidBlockNumber;
+	meta->nlanes = SIMHASH_DEFAULT_LANES;
+	for (int i = 0; i < SIMHASH_MAX_LANES; i++)
+	{
+		meta->pending[i].head = meta->pending[i].tail = InvalidBlockNumber;
+		meta->flushing[i].head = meta->flushing[i].tail = InvalidBlockNumber;
+	}
 	meta->nulls.head = meta->nulls.tail = InvalidBlockNumber;
 	((PageHeader) page)->pd_lower =
 		((char *) meta + sizeof(SimhashMetaPageData)) - (char *) page;
@@ -399,82 +420,4 @@ simhash_meta_blocks(const SimhashMetaPageData *meta, SimhashBlocks *blocks)
 	if (!simhash_blocks_init(blocks, meta->nblocks, meta->max_distance))
 		elog(ERROR, "invalid simhash index geometry: blocks %d, max_distance %d",
 			 meta->nblocks, meta->max_distance);
-}
-
-/*
- * Append one entry to the pending list (or, for a NULL key, to the nulls
- * list).  The metapage stays locked exclusively throughout, which
- * serialises appends.  Returns the list's length after the append.
- */
-uint64
-simhash_list_append(Relation index, uint64 hash, ItemPointer tid, bool isnull)
-{
-	Buffer		metabuf = simhash_lock_meta(index, BUFFER_LOCK_EXCLUSIVE);
-	Buffer		tailbuf = InvalidBuffer;
-	Buffer		newbuf = InvalidBuffer;
-	GenericXLogState *state;
-	SimhashMetaPageData *meta;
-	Page		tailpage = NULL;
-	Page		newpage = NULL;
-	Page		target;
-	SimhashEntry *entry;
-
-	SimhashList *list;
-	uint64		appended;
-
-	meta = SimhashPageGetMeta(BufferGetPage(metabuf));
-	list = isnull ? &meta->nulls : &meta->pending;
-
-	if (list->head != InvalidBlockNumber)
-	{
-		tailbuf = simhash_read_page(index, list->tail, BUFFER_LOCK_EXCLUSIVE,
-									SIMHASH_PENDING, list->generation,
-									SIMHASH_READ_META_LOCKED, NULL);
-		if (SimhashPageGetOpaque(BufferGetPage(tailbuf))->next != InvalidBlockNumber)
-			simhash_report_corrupt(index, list->tail, "The tail of a list has a next page.");
-		if (SimhashPageItems(BufferGetPage(tailbuf)) >= (int) SIMHASH_PAGE_ITEMS)
-			newbuf = simhash_new_buffer(index);
-	}
-	else
-		newbuf = simhash_new_buffer(index);
-
-	state = GenericXLogStart(index);
-	meta = SimhashPageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
-	list = isnull ? &meta->nulls : &meta->pending;
-	if (BufferIsValid(tailbuf))
-		tailpage = GenericXLogRegisterBuffer(state, tailbuf, 0);
-	if (BufferIsValid(newbuf))
-	{
-		newpage = GenericXLogRegisterBuffer(state, newbuf, GENERIC_XLOG_FULL_IMAGE);
-		if (list->head == InvalidBlockNumber)
-		{
-			/* a new list */
-			list->generation = meta->next_generation++;
-			list->head = BufferGetBlockNumber(newbuf);
-			list->nentries = 0;
-		}
-		else
-			SimhashPageGetOpaque(tailpage)->next = BufferGetBlockNumber(newbuf);
-		simhash_init_page(newpage, SIMHASH_PENDING, list->generation);
-		list->tail = BufferGetBlockNumber(newbuf);
-		target = newpage;
-	}
-	else
-		target = tailpage;
-
-	entry = SimhashPageEntries(target) + SimhashPageItems(target);
-	entry->hash = isnull ? 0 : hash;
-	entry->tid = *tid;
-	entry->flags = isnull ? SIMHASH_ENTRY_NULL : 0;
-	((PageHeader) target)->pd_lower += sizeof(SimhashEntry);
-	list->nentries++;
-	appended = list->nentries;
-
-	GenericXLogFinish(state);
-	if (BufferIsValid(newbuf))
-		UnlockReleaseBuffer(newbuf);
-	if (BufferIsValid(tailbuf))
-		UnlockReleaseBuffer(tailbuf);
-	UnlockReleaseBuffer(metabuf);
-	return appended;
 }

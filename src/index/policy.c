@@ -32,8 +32,11 @@ static int
 merge_from(Relation index, const SimhashMetaPageData *meta, bool merge_all,
 		   double dead_fraction)
 {
-	uint64		acc = meta->flushing.nentries;
+	uint64		acc = 0;
 	int			first = meta->nruns;
+
+	for (int i = 0; i < meta->nlanes; i++)
+		acc += meta->flushing[i].nentries + (meta->flushing[i].head != InvalidBlockNumber);
 
 	if (merge_all)
 		return 0;
@@ -57,7 +60,7 @@ merge_from(Relation index, const SimhashMetaPageData *meta, bool merge_all,
 }
 
 /*
- * Sort the pending list into a run, and merge runs as merge_from() says.
+ * Sort the pending lanes into a run, and merge runs as merge_from() says.
  * Dead entries are dropped.  Serialised by a heavyweight lock on the
  * metapage's block; without wait, give up if another backend holds it.
  */
@@ -74,6 +77,7 @@ simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 	BlockNumber newheader = InvalidBlockNumber;
 	uint64		newcount = 0;
 	int			nruns_before;
+	int			nflushing;
 	MemoryContext oldcxt,
 				cxt;
 
@@ -92,18 +96,12 @@ simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 
 	metabuf = simhash_lock_meta(index, BUFFER_LOCK_EXCLUSIVE);
 	memcpy(&meta, SimhashPageGetMeta(BufferGetPage(metabuf)), sizeof(meta));
-	/* the pending list will become the flushing list */
-	if (meta.flushing.head == InvalidBlockNumber && meta.pending.head != InvalidBlockNumber)
-	{
-		meta.flushing = meta.pending;
-		meta.pending.head = meta.pending.tail = InvalidBlockNumber;
-		meta.pending.nentries = 0;
-		meta.pending.generation = 0;
-	}
+	/* the pending lanes will become the flushing lanes */
+	nflushing = simhash_take_pending(&meta);
 	first_merged = merge_from(index, &meta, merge_all, dead_fraction);
 
 	/* nothing to do */
-	if (meta.flushing.head == InvalidBlockNumber && first_merged >= meta.nruns)
+	if (nflushing == 0 && first_merged >= meta.nruns)
 	{
 		UnlockReleaseBuffer(metabuf);
 		MemoryContextSwitchTo(oldcxt);
@@ -119,8 +117,9 @@ simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 	LockBuffer(metabuf, BUFFER_LOCK_UNLOCK);
 
 	/* merge the live entries of the list and the runs into one run */
-	if (meta.flushing.head != InvalidBlockNumber)
-		simhash_read_list_entries(index, &meta.flushing, &input, true);
+	for (int i = 0; i < meta.nlanes; i++)
+		if (meta.flushing[i].head != InvalidBlockNumber)
+			simhash_read_list_entries(index, &meta.flushing[i], &input, true);
 	simhash_meta_blocks(&meta, &blocks);
 	newheader = simhash_merge_runs(index, &blocks, meta.runs + first_merged,
 								   meta.nruns - first_merged, &input, generation,
@@ -135,8 +134,10 @@ simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 	for (int i = first_merged; i < meta.nruns; i++)
 		simhash_retire(index, &meta, meta.runs[i].header, SIMHASH_RETIRED_RUN,
 					   meta.runs[i].generation);
-	simhash_retire(index, &meta, meta.flushing.head, SIMHASH_RETIRED_LIST,
-				   meta.flushing.generation);
+	for (int i = 0; i < meta.nlanes; i++)
+		if (meta.flushing[i].head != InvalidBlockNumber)
+			simhash_retire(index, &meta, meta.flushing[i].head, SIMHASH_RETIRED_LIST,
+						   meta.flushing[i].generation);
 	meta.nruns = first_merged;
 	if (newheader != InvalidBlockNumber)
 	{
@@ -147,9 +148,8 @@ simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 		ref->nentries = newcount;
 		ref->generation = generation;
 	}
-	meta.flushing.head = meta.flushing.tail = InvalidBlockNumber;
-	meta.flushing.nentries = 0;
-	meta.flushing.generation = 0;
+	for (int i = 0; i < meta.nlanes; i++)
+		simhash_clear_list(&meta.flushing[i]);
 	simhash_log_meta(index, metabuf, &meta);
 	UnlockReleaseBuffer(metabuf);
 

@@ -337,8 +337,11 @@ gather(IndexScanDesc scan, uint64 center, int radius, int lo, int hi)
 	for (int i = 0; i < so->meta.nruns; i++)
 		simhash_search_run(scan->indexRelation, &so->blocks, &so->meta.runs[i],
 						   center, radius, &found);
-	simhash_search_list(scan->indexRelation, &so->meta.flushing, center, radius, &found);
-	simhash_search_list(scan->indexRelation, &so->meta.pending, center, radius, &found);
+	for (int i = 0; i < so->meta.nlanes; i++)
+	{
+		simhash_search_list(scan->indexRelation, &so->meta.flushing[i], center, radius, &found);
+		simhash_search_list(scan->indexRelation, &so->meta.pending[i], center, radius, &found);
+	}
 	batch_done(&so->batch);
 }
 

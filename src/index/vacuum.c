@@ -189,10 +189,15 @@ simhash_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		stats->tuples_removed += ndead;
 	}
 	marker.collect = true;
-	stats->tuples_removed += mark_chain(index, meta.flushing.head, SIMHASH_PENDING,
-										meta.flushing.generation, &marker, &live, strategy);
-	stats->tuples_removed += mark_chain(index, meta.pending.head, SIMHASH_PENDING,
-										meta.pending.generation, &marker, &live, strategy);
+	for (int i = 0; i < meta.nlanes; i++)
+	{
+		stats->tuples_removed += mark_chain(index, meta.flushing[i].head, SIMHASH_PENDING,
+											meta.flushing[i].generation, &marker, &live,
+											strategy);
+		stats->tuples_removed += mark_chain(index, meta.pending[i].head, SIMHASH_PENDING,
+											meta.pending[i].generation, &marker, &live,
+											strategy);
+	}
 	stats->tuples_removed += mark_chain(index, meta.nulls.head, SIMHASH_PENDING,
 										meta.nulls.generation, &marker, &live, strategy);
 	simhash_tidset_free(&marker.tids);
@@ -271,8 +276,11 @@ reclaim_pages(Relation index, BufferAccessStrategy strategy)
 	live.ngenerations = live.npages = 0;
 	for (int i = 0; i < meta.nruns; i++)
 		live_add(&live, meta.runs[i].generation, InvalidBlockNumber);
-	live_add(&live, meta.pending.generation, InvalidBlockNumber);
-	live_add(&live, meta.flushing.generation, InvalidBlockNumber);
+	for (int i = 0; i < meta.nlanes; i++)
+	{
+		live_add(&live, meta.pending[i].generation, InvalidBlockNumber);
+		live_add(&live, meta.flushing[i].generation, InvalidBlockNumber);
+	}
 	live_add(&live, meta.nulls.generation, InvalidBlockNumber);
 	for (int i = 0; i < meta.nretired; i++)
 	{
@@ -380,6 +388,7 @@ simhash_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 {
 	Relation	index = info->index;
 	SimhashMetaPageData meta;
+	bool		exact;
 
 	if (info->analyze_only)
 		return stats;
@@ -398,12 +407,12 @@ simhash_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	IndexFreeSpaceMapVacuum(index);
 
 	simhash_read_meta(index, &meta);
-	stats->num_index_tuples = meta.pending.nentries + meta.flushing.nentries +
-		meta.nulls.nentries;
+	stats->num_index_tuples = simhash_unsorted_nentries(&meta, &exact);
 	for (int i = 0; i < meta.nruns; i++)
 		stats->num_index_tuples += meta.runs[i].nentries;
 	stats->num_pages = RelationGetNumberOfBlocks(index);
 	stats->pages_free = 0;		/* in the free space map; not counted here */
-	stats->estimated_count = false;
+	/* the lanes' tail pages (appended to meanwhile) are not counted */
+	stats->estimated_count = !exact;
 	return stats;
 }

@@ -60,9 +60,13 @@ build_page(uint8_t *page, uint16_t kind, int nitems, int ntables, uint32_t nbloc
 					m->runs[i].header = 1 + i % (nblocks - 1);
 					m->runs[i].generation = 1 + i % 9;
 				}
-				m->pending.head = m->pending.tail = 1;
-				m->pending.generation = 9;
-				m->flushing.head = m->flushing.tail = SV_INVALID_BLOCK;
+				m->nlanes = 1 + nitems % SV_MAX_LANES;
+				for (int i = 0; i < SV_MAX_LANES; i++)
+				{
+					m->pending[i].head = m->pending[i].tail = 1 + i % (nblocks - 1);
+					m->pending[i].generation = 9;
+					m->flushing[i].head = m->flushing[i].tail = SV_INVALID_BLOCK;
+				}
 				m->nulls.head = m->nulls.tail = SV_INVALID_BLOCK;
 				m->nretired = nitems % (SV_MAX_RETIRED + 1);
 				for (int i = 0; i < m->nretired; i++)
@@ -130,8 +134,12 @@ consume(const uint8_t *page, uint16_t kind, const SvFacts *facts)
 					require(sv_block_ok(m->runs[i].header, facts->nblocks));
 				for (int i = 0; i < m->nretired; i++)
 					require(sv_retired_ok(&m->retired[i], facts->nblocks));
-				require(m->pending.head == SV_INVALID_BLOCK ||
-						sv_block_ok(m->pending.tail, facts->nblocks));
+				require(m->nlanes >= 1 && m->nlanes <= SV_MAX_LANES);
+				for (int i = 0; i < m->nlanes; i++)
+					require((m->pending[i].head == SV_INVALID_BLOCK ||
+							 sv_block_ok(m->pending[i].tail, facts->nblocks)) &&
+							(m->flushing[i].head == SV_INVALID_BLOCK ||
+							 sv_block_ok(m->flushing[i].tail, facts->nblocks)));
 				break;
 			}
 		case SV_RUN_HEADER:

@@ -106,7 +106,8 @@ sub run_header
 {
 	my ($path, $r) = @_;
 	my $meta = read_page($path, 0);
-	my $hdr = unpack('V', substr($meta, 24 + 104 + 24 * $r, 4));
+	# runs[] after 32 bytes of fields, 8 pending and 8 flushing lanes, nulls
+	my $hdr = unpack('V', substr($meta, 24 + 440 + 24 * $r, 4));
 	my $p = read_page($path, $hdr);
 	my $ntables = unpack('V', substr($p, 24 + 16, 4));
 	my @trees = map { [ unpack('V v', substr($p, 48 + 8 * $_, 6)) ] } 0 .. $ntables - 1;
@@ -403,7 +404,7 @@ sub corruption
 		# or metapage's fields, an inner item's child, an entry's TID
 		my @fields = ([ 12, 6 ], [ $BLCKSZ - 16, 16 ]);
 		push @fields, [ 24, 24 + 8 * 10 ] if $kind == 2;
-		push @fields, [ 24, 104 + 24 * 48 + 8 + 24 * 4 ] if $kind == 1;
+		push @fields, [ 24, 440 + 24 * 48 + 8 + 24 * 4 ] if $kind == 1;
 		push @fields, map { [ 24 + 16 * $_ + 8, 4 ] } 0 .. 3 if $kind == 3;
 		push @fields, [ 24, 24 * 20 ] if $kind == 7;
 		my $f = $fields[ int(rand(@fields)) ];

@@ -83,8 +83,9 @@ sub index_setup_sql
 	\$\$;
 
 	-- the head of the metapage (pageinspect; the offsets of nruns,
-	-- next_generation, pending.nentries and flushing.nentries in
-	-- SimhashMetaPageData, src/index/am.h, after the 24-byte page header)
+	-- next_generation, pending[i].nentries and flushing[i].nentries of the
+	-- 8 lanes in SimhashMetaPageData, src/index/am.h, after the 24-byte
+	-- page header; a lane counts the entries before its tail page)
 	CREATE FUNCTION u32(p bytea, o int) RETURNS bigint LANGUAGE sql IMMUTABLE AS \$\$
 		SELECT get_byte(p, o)::bigint | (get_byte(p, o + 1)::bigint << 8)
 		     | (get_byte(p, o + 2)::bigint << 16) | (get_byte(p, o + 3)::bigint << 24)
@@ -93,7 +94,9 @@ sub index_setup_sql
 		OUT nruns bigint, OUT generation bigint, OUT pending bigint,
 		OUT flushing bigint, OUT pages bigint)
 		LANGUAGE sql AS \$\$
-		SELECT u32(p, 44), u32(p, 48), u32(p, 64), u32(p, 88),
+		SELECT u32(p, 44), u32(p, 48),
+		       (SELECT sum(u32(p, 64 + 24 * i))::bigint FROM generate_series(0, 7) i),
+		       (SELECT sum(u32(p, 256 + 24 * i))::bigint FROM generate_series(0, 7) i),
 		       pg_relation_size(idx::regclass) / current_setting('block_size')::int
 		FROM get_raw_page(idx, 0) p
 	\$\$;

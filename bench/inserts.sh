@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# bench/inserts.sh: issue #13 goal 3 in one command: pgbench single-row
+# inserts (one row per transaction, fixed --random-seed) at 1, 2 and 8
+# clients into a table with a simhash index and into the same table without
+# one, in one run:
+#   bench/inserts.sh            N = 1,000,000 rows loaded first (about 5 minutes)
+#   bench/inserts.sh 100000     a smaller table
+# Two tables of the same N random rows (h = simhash_hash(id::text)): tn
+# without an index, ts with CREATE INDEX USING simhash (h) (the defaults).
+# For each client count, each table gets the same number of transactions,
+# alternately (tn, ts, tn, ts: load drift hits both), after a CHECKPOINT and
+# a sync; the better of the two runs counts.  Autovacuum is off.  Prints a
+# table of rows/s, then one line per client count, then
+#   goal 3 (inserts): <x>× the table without index at 2 clients (goal ≥ 0.9×): met|not met
+# and checks the index afterwards (simhash_index_check(ts_h, true), index
+# count = seq scan count).  INSERTS_TXNS (default 40000) sets the
+# transactions per client count and run.
+set -euo pipefail
+source "$(dirname "$0")/../test/lib.sh"
+cd "$SIMHASH_ROOT"
+
+N=${1:-1000000}
+TXNS=${INSERTS_TXNS:-40000}
+if ! [[ $N =~ ^[0-9]+$ ]] || [ "$N" -lt 1000 ]; then
+	say "usage: bench/inserts.sh [rows, at least 1000; default 1000000]"
+	exit 2
+fi
+ensure_packages
+build_install
+start_cluster "shared_buffers = '1GB'" "max_parallel_workers_per_gather = 0" "jit = off" \
+	"autovacuum = off" "max_wal_size = '32GB'" "checkpoint_timeout = '1h'" "max_connections = 40"
+WORK=$SIMHASH_TMP/bench
+mkdir -p "$WORK"
+chmod 755 "$WORK"
+sql() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
+
+say "[inserts.sh] loading $N rows into two tables; uptime: $(uptime)"
+sql -v N="$N" >/dev/null <<'SQL'
+CREATE EXTENSION simhash;
+CREATE TABLE tn (id bigserial, h simhash64);
+INSERT INTO tn (h) SELECT simhash_hash(g::text)::simhash64 FROM generate_series(1, :N) g;
+CREATE TABLE ts (LIKE tn INCLUDING DEFAULTS);
+ALTER TABLE ts ALTER COLUMN id SET DEFAULT nextval(pg_get_serial_sequence('tn', 'id'));
+INSERT INTO ts SELECT * FROM tn;
+CREATE INDEX ts_h ON ts USING simhash (h);
+VACUUM (FREEZE, ANALYZE) tn;
+VACUUM (FREEZE, ANALYZE) ts;
+CREATE TABLE res (tbl text, clients int, rep int, txns int, tps float8);
+SQL
+for tbl in tn ts; do
+	cat >"$WORK/$tbl.sql" <<EOSQL
+\set a random(0, 4294967295)
+\set b random(0, 4294967295)
+INSERT INTO $tbl (h) VALUES (((:a::bigint << 32) | :b)::simhash64);
+EOSQL
+done
+
+for c in 1 2 8; do
+	for rep in 1 2; do
+		for tbl in tn ts; do
+			sql -c "CHECKPOINT"
+			sync
+			out=$(pgbench -n -c "$c" -j "$c" -t "$((TXNS / c))" --random-seed=$((c * 1000 + rep)) \
+				-f "$WORK/$tbl.sql" 2>&1) || { say "$out"; exit 1; }
+			tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' <<<"$out")
+			sql -c "INSERT INTO res VALUES ('$tbl', $c, $rep, $((TXNS / c * c)), $tps)"
+			say "[inserts.sh] $tbl, $c clients, run $rep: $tps rows/s"
+		done
+	done
+done
+
+sql -A -t -F ' ' <<'SQL'
+SET enable_seqscan = off;
+\echo 'pgbench single-row inserts (one row per transaction), rows/s: the better of two runs (the other)'
+SELECT format('%s clients: without index %s (%s), with simhash %s (%s): %s×', clients,
+	round(max(tps) FILTER (WHERE tbl = 'tn')), round(min(tps) FILTER (WHERE tbl = 'tn')),
+	round(max(tps) FILTER (WHERE tbl = 'ts')), round(min(tps) FILTER (WHERE tbl = 'ts')),
+	round((max(tps) FILTER (WHERE tbl = 'ts') / max(tps) FILTER (WHERE tbl = 'tn'))::numeric, 2))
+FROM res GROUP BY clients ORDER BY clients;
+SELECT format('index check: simhash_index_check %s; rows via index %s, via seq scan %s',
+	coalesce(nullif(simhash_index_check('ts_h', true)::text, ''), 'ok'),
+	(SELECT count(*) FROM ts WHERE h <@ simhash_ball('0000000000000000', 64)),
+	(SELECT count(*) FROM ts));
+RESET enable_seqscan;
+SELECT format('goal 3 (inserts): %s× the table without index at 2 clients (goal ≥ 0.9×): %s',
+	round(x::numeric, 2), CASE WHEN x >= 0.9 THEN 'met' ELSE 'not met' END)
+FROM (SELECT max(tps) FILTER (WHERE tbl = 'ts') / max(tps) FILTER (WHERE tbl = 'tn') AS x
+      FROM res WHERE clients = 2) r;
+SQL
+say "[inserts.sh] done; uptime: $(uptime)"

@@ -1,0 +1,299 @@
+/*
+ * pending.c
+ *		The pending lanes of a simhash index (design: am.h, "Concurrent
+ *		inserts"), which inserts append to without a global lock, and the
+ *		nulls list; helpers for the readers of both.
+ */
+#include "postgres.h"
+
+#include "storage/proc.h"
+
+#include "am.h"
+
+/*
+ * Write one entry at the end of a page registered for generic WAL; the
+ * caller checked that it has room.
+ */
+static void
+put_entry(Page page, uint64 hash, ItemPointer tid, uint16 flags)
+{
+	SimhashEntry *entry = SimhashPageEntries(page) + SimhashPageItems(page);
+
+	entry->hash = hash;
+	entry->tid = *tid;
+	entry->flags = flags;
+	((PageHeader) page)->pd_lower += sizeof(SimhashEntry);
+}
+
+/*
+ * The tail page of a non-empty list of the metapage (locked by the
+ * caller), locked exclusively; InvalidBuffer if flags has
+ * SIMHASH_READ_NOWAIT and another backend holds its lock.
+ */
+static Buffer
+lock_tail(Relation index, const SimhashList *list, int flags)
+{
+	Buffer		buffer = simhash_read_page(index, list->tail, BUFFER_LOCK_EXCLUSIVE,
+										   SIMHASH_PENDING, list->generation,
+										   flags | SIMHASH_READ_META_LOCKED, NULL);
+
+	if (BufferIsValid(buffer) &&
+		SimhashPageGetOpaque(BufferGetPage(buffer))->next != InvalidBlockNumber)
+		simhash_report_corrupt(index, list->tail, "The tail of a list has a next page.");
+	return buffer;
+}
+
+/* Does the (locked) page have room for one more entry? */
+static inline bool
+has_room(Buffer buffer)
+{
+	return SimhashPageItems(BufferGetPage(buffer)) < (int) SIMHASH_PAGE_ITEMS;
+}
+
+/* Append to the tail page (locked exclusively, with room), logging it alone. */
+static void
+append_to_tail(Relation index, Buffer tailbuf, uint64 hash, ItemPointer tid, uint16 flags)
+{
+	GenericXLogState *state = GenericXLogStart(index);
+
+	put_entry(GenericXLogRegisterBuffer(state, tailbuf, 0), hash, tid, flags);
+	GenericXLogFinish(state);
+}
+
+/*
+ * Append an entry to list `which` of the metapage, whose buffer the caller
+ * holds locked exclusively: to its tail page if it has room, else to a new
+ * page linked to it (or a new list).  With exact_count (the nulls list) the
+ * list's nentries counts every entry; otherwise (a pending lane) only those
+ * before the tail page, so that the metapage is written only when a page
+ * is added.  Returns the list's nentries afterwards.
+ */
+static uint64
+append_meta_locked(Relation index, Buffer metabuf, SimhashList *(*which) (SimhashMetaPageData *, int),
+				   int lane, uint64 hash, ItemPointer tid, uint16 flags, bool exact_count)
+{
+	SimhashList *list = which(SimhashPageGetMeta(BufferGetPage(metabuf)), lane);
+	Buffer		tailbuf = InvalidBuffer;
+	Buffer		newbuf = InvalidBuffer;
+	GenericXLogState *state;
+	SimhashMetaPageData *meta;
+	Page		tailpage = NULL;
+	Page		newpage;
+	uint64		nentries;
+
+	if (list->head != InvalidBlockNumber)
+	{
+		tailbuf = lock_tail(index, list, 0);
+		if (has_room(tailbuf) && !exact_count)
+		{
+			/* another backend linked a page since we looked */
+			append_to_tail(index, tailbuf, hash, tid, flags);
+			UnlockReleaseBuffer(tailbuf);
+			return list->nentries;
+		}
+		if (!has_room(tailbuf))
+			newbuf = simhash_new_buffer(index);
+	}
+	else
+		newbuf = simhash_new_buffer(index);
+
+	state = GenericXLogStart(index);
+	meta = SimhashPageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
+	list = which(meta, lane);
+	if (BufferIsValid(tailbuf))
+		tailpage = GenericXLogRegisterBuffer(state, tailbuf, 0);
+	if (BufferIsValid(newbuf))
+	{
+		newpage = GenericXLogRegisterBuffer(state, newbuf, GENERIC_XLOG_FULL_IMAGE);
+		if (list->head == InvalidBlockNumber)
+		{
+			/* a new list */
+			list->generation = meta->next_generation++;
+			list->head = BufferGetBlockNumber(newbuf);
+			list->nentries = 0;
+		}
+		else
+		{
+			SimhashPageGetOpaque(tailpage)->next = BufferGetBlockNumber(newbuf);
+			if (!exact_count)
+				list->nentries += SimhashPageItems(tailpage);
+		}
+		simhash_init_page(newpage, SIMHASH_PENDING, list->generation);
+		list->tail = BufferGetBlockNumber(newbuf);
+		put_entry(newpage, hash, tid, flags);
+	}
+	else
+		put_entry(tailpage, hash, tid, flags);
+	if (exact_count)
+		list->nentries++;
+	nentries = list->nentries;
+	GenericXLogFinish(state);
+
+	if (BufferIsValid(newbuf))
+		UnlockReleaseBuffer(newbuf);
+	if (BufferIsValid(tailbuf))
+		UnlockReleaseBuffer(tailbuf);
+	return nentries;
+}
+
+/* the metapage's lists, for append_meta_locked() */
+static SimhashList *
+pending_lane(SimhashMetaPageData *meta, int lane)
+{
+	return &meta->pending[lane];
+}
+
+static SimhashList *
+nulls_list(SimhashMetaPageData *meta, int lane)
+{
+	return &meta->nulls;
+}
+
+/* The number of lanes of a checked metapage (sv_check_meta() bounds it). */
+static inline int
+lanes_of(const SimhashMetaPageData *meta)
+{
+	return meta->nlanes;
+}
+
+/*
+ * Append (hash, tid) to a pending lane.  Returns 0, or, when the append
+ * added a page to a lane, the entries of the lanes' pages other than their
+ * tails (the caller flushes when that is large).
+ *
+ * The common case locks the metapage in share mode only: no flush can take
+ * the lanes meanwhile, and appends to other lanes go on in parallel.  Our
+ * own lane first, then, without waiting, the others; if each is empty,
+ * full or locked, wait for our lane's tail, and when that is empty or full
+ * too, add a page to it under the metapage's exclusive lock.
+ */
+uint64
+simhash_pending_append(Relation index, uint64 hash, ItemPointer tid)
+{
+	Buffer		metabuf = simhash_lock_meta(index, BUFFER_LOCK_SHARE);
+	SimhashMetaPageData *meta = SimhashPageGetMeta(BufferGetPage(metabuf));
+	int			nlanes = lanes_of(meta);
+	int			own = MyProc->pgprocno % nlanes;
+	uint64		full = 0;
+
+	for (int pass = 0; pass < 2; pass++)
+	{
+		for (int i = 0; i < (pass == 0 ? nlanes : 1); i++)
+		{
+			SimhashList *list = &meta->pending[(own + i) % nlanes];
+			Buffer		tailbuf;
+
+			if (list->head == InvalidBlockNumber)
+				continue;
+			tailbuf = lock_tail(index, list, pass == 0 ? SIMHASH_READ_NOWAIT : 0);
+			if (!BufferIsValid(tailbuf))
+				continue;		/* another backend is appending there */
+			if (has_room(tailbuf))
+			{
+				append_to_tail(index, tailbuf, hash, tid, 0);
+				UnlockReleaseBuffer(tailbuf);
+				UnlockReleaseBuffer(metabuf);
+				return 0;
+			}
+			UnlockReleaseBuffer(tailbuf);
+		}
+	}
+
+	/* our lane is empty or full: add a page, under the exclusive lock */
+	LockBuffer(metabuf, BUFFER_LOCK_UNLOCK);
+	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
+	(void) append_meta_locked(index, metabuf, pending_lane, own, hash, tid, 0, false);
+	meta = SimhashPageGetMeta(BufferGetPage(metabuf));
+	for (int i = 0; i < lanes_of(meta); i++)
+		full += meta->pending[i].nentries;
+	UnlockReleaseBuffer(metabuf);
+	return full;
+}
+
+/*
+ * Append a row whose key is NULL to the nulls list (kept for ordered
+ * scans, which return every row), under the metapage's exclusive lock.
+ */
+void
+simhash_nulls_append(Relation index, ItemPointer tid)
+{
+	Buffer		metabuf = simhash_lock_meta(index, BUFFER_LOCK_EXCLUSIVE);
+
+	(void) append_meta_locked(index, metabuf, nulls_list, 0, 0, tid,
+							  SIMHASH_ENTRY_NULL, true);
+	UnlockReleaseBuffer(metabuf);
+}
+
+/*
+ * Copy into lists[] (room for 2 * SIMHASH_MAX_LANES) the non-empty lists of
+ * entries with keys that are not in a run: the flushing lanes and/or the
+ * pending lanes of a copy of the metapage.  Returns how many.
+ */
+int
+simhash_unsorted_lists(const SimhashMetaPageData *meta, bool flushing, bool pending,
+					   SimhashList *lists)
+{
+	int			n = 0;
+
+	for (int i = 0; i < lanes_of(meta); i++)
+	{
+		if (flushing && meta->flushing[i].head != InvalidBlockNumber)
+			lists[n++] = meta->flushing[i];
+		if (pending && meta->pending[i].head != InvalidBlockNumber)
+			lists[n++] = meta->pending[i];
+	}
+	return n;
+}
+
+/*
+ * The entries of the unsorted lists and the nulls list as the metapage
+ * counts them; *exact is false when pending lanes' tail pages hold more.
+ */
+uint64
+simhash_unsorted_nentries(const SimhashMetaPageData *meta, bool *exact)
+{
+	uint64		n = meta->nulls.nentries;
+
+	*exact = true;
+	for (int i = 0; i < lanes_of(meta); i++)
+	{
+		n += meta->flushing[i].nentries + meta->pending[i].nentries;
+		if (meta->flushing[i].head != InvalidBlockNumber ||
+			meta->pending[i].head != InvalidBlockNumber)
+			*exact = false;
+	}
+	return n;
+}
+
+/* Make a list of the metapage empty. */
+void
+simhash_clear_list(SimhashList *list)
+{
+	list->head = list->tail = InvalidBlockNumber;
+	list->nentries = 0;
+	list->generation = 0;
+}
+
+/*
+ * For a flush, in a copy of the metapage (locked exclusively: no append is
+ * under way): unless a flush left flushing lanes behind (it failed), every
+ * pending lane becomes the flushing lane of the same number, and the
+ * pending lanes are empty.  Returns the number of non-empty flushing lanes.
+ */
+int
+simhash_take_pending(SimhashMetaPageData *meta)
+{
+	int			n = 0;
+
+	for (int i = 0; i < lanes_of(meta); i++)
+		n += (meta->flushing[i].head != InvalidBlockNumber);
+	if (n > 0)
+		return n;
+	for (int i = 0; i < lanes_of(meta); i++)
+	{
+		meta->flushing[i] = meta->pending[i];
+		simhash_clear_list(&meta->pending[i]);
+		n += (meta->flushing[i].head != InvalidBlockNumber);
+	}
+	return n;
+}
