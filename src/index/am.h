@@ -510,7 +510,7 @@ extern void simhash_search_list(Relation index, const SimhashList *list,
 								uint64 center, int radius, SimhashMatches *out);
 extern bool simhash_search_reads_all(const SimhashBlocks *blocks, int radius, uint64 nentries);
 
-/* ---- policy.c: when to flush the pending list and which runs to merge ---- */
+/* ---- policy.c: when to flush the pending lanes and which runs to merge ---- */
 extern void simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 									double dead_fraction);
 

@@ -1,6 +1,6 @@
 /*
  * policy.c
- *		When the simhash index (design: am.h) sorts its pending list into a
+ *		When the simhash index (design: am.h) sorts its pending lanes into a
  *		run and which runs it merges: the policy (merge_from()), and the
  *		flush that carries it out, serialised by a heavyweight lock on the
  *		metapage's block.

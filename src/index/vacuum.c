@@ -381,7 +381,7 @@ truncate_free_tail(Relation index, BufferAccessStrategy strategy)
 
 /*
  * amvacuumcleanup: recycle what no snapshot sees any more, find orphaned
- * pages, flush the pending list and rewrite runs with many dead entries.
+ * pages, flush the pending lanes and rewrite runs with many dead entries.
  */
 IndexBulkDeleteResult *
 simhash_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
