@@ -13,7 +13,10 @@
 # table of rows/s, then one line per client count, then
 #   goal 3 (inserts): <x>× the table without index at 2 clients (goal ≥ 0.9×): met|not met
 # and checks the index afterwards (simhash_index_check(ts_h, true), index
-# count = seq scan count).  INSERTS_TXNS (default 40000) sets the
+# count = seq scan count).  On a loaded machine rows/s are noisy: the line
+# "backend CPU per row" measures the backend's own CPU time per insert
+# (from /proc/self/stat; clock ticks, CLK_TCK 100 assumed), one client, which
+# the load does not change (INSERTS_CPU_ROWS rows, default 50000).  INSERTS_TXNS (default 40000) sets the
 # transactions per client count and run.
 set -euo pipefail
 source "$(dirname "$0")/../test/lib.sh"
@@ -69,7 +72,35 @@ for c in 1 2 8; do
 	done
 done
 
+# CPU time per row in the backend, one client: insensitive to the load of
+# the machine (the rows/s above are not); the same INSERT statements (one
+# row per transaction) from psql, the backend's utime + stime read from
+# /proc/self/stat before and after; each table twice, alternately
+sql -c "CREATE FUNCTION cpu_ticks() RETURNS bigint LANGUAGE sql AS \$\$
+	SELECT s[12]::bigint + s[13]::bigint
+	FROM (SELECT string_to_array(split_part(pg_read_file('/proc/self/stat'), ') ', 2), ' ') s) x \$\$" \
+	-c "CREATE TABLE cpu (tbl text, rep int, rows int, ticks bigint)"
+CPU_ROWS=${INSERTS_CPU_ROWS:-50000}
+for tbl in tn ts; do
+	sql -A -t -c "SELECT format('INSERT INTO $tbl (h) VALUES (%L);', simhash_hash('cpu' || g)::simhash64)
+		FROM generate_series(1, $CPU_ROWS) g" -o "$WORK/cpu_$tbl.sql"
+done
+for rep in 1 2; do
+	for tbl in tn ts; do
+		sql -c "CHECKPOINT"
+		{
+			echo "SELECT cpu_ticks() AS t0 \\gset"
+			cat "$WORK/cpu_$tbl.sql"
+			echo "INSERT INTO cpu SELECT '$tbl', $rep, $CPU_ROWS, cpu_ticks() - :t0;"
+		} | sql >/dev/null
+	done
+done
+
 sql -A -t -F ' ' <<'SQL'
+SELECT format('backend CPU per row, 1 client (utime + stime, best of 2): without index %s µs, with simhash %s µs: %s× (rows/s ratio if CPU-bound)',
+	round(a, 1), round(b, 1), round(a / b, 2))
+FROM (SELECT min(ticks * 1e6 / 100 / rows) FILTER (WHERE tbl = 'tn') AS a,
+             min(ticks * 1e6 / 100 / rows) FILTER (WHERE tbl = 'ts') AS b FROM cpu) x;
 SET enable_seqscan = off;
 \echo 'pgbench single-row inserts (one row per transaction), rows/s: the better of two runs (the other)'
 SELECT format('%s clients: without index %s (%s), with simhash %s (%s): %s×', clients,
