@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# bench/inserts_instructions.sh: the CPU cost of a single-row insert with and
+# without a simhash index, counted in instructions (valgrind's callgrind), so
+# that a loaded machine does not change the figure (rows/s do change):
+#   bench/inserts_instructions.sh            200,000 rows loaded, 3,000 inserts
+#   bench/inserts_instructions.sh N M        N rows loaded, M inserts
+# Two tables of the same N rows (h = simhash_hash(id::text)): tn without an
+# index, ts with CREATE INDEX USING simhash (h); then M single-row INSERTs
+# (one per transaction, the same values) into each, run by a single-user
+# backend (postgres --single) under callgrind.  Prints the instructions per
+# insert into each table (the whole backend: parse, plan, heap, WAL, the
+# index) and where the index's go.  Needs valgrind.  Callgrind counts a
+# `rep stos` memset byte by byte, so the generic WAL record's zeroing of a
+# page's hole weighs more here than in time.
+set -euo pipefail
+source "$(dirname "$0")/../test/lib.sh"
+cd "$SIMHASH_ROOT"
+N=${1:-200000}
+M=${2:-3000}
+command -v valgrind >/dev/null || { say "valgrind is needed"; exit 2; }
+ensure_packages
+build_install
+start_cluster "autovacuum = off"
+sql() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
+sql -v N="$N" -v M="$M" <<'SQL'
+CREATE EXTENSION simhash;
+CREATE TABLE tn (id bigserial, h simhash64);
+INSERT INTO tn (h) SELECT simhash_hash(g::text)::simhash64 FROM generate_series(1, :N) g;
+CREATE TABLE ts (LIKE tn INCLUDING DEFAULTS);
+INSERT INTO ts SELECT * FROM tn;
+CREATE INDEX ts_h ON ts USING simhash (h);
+VACUUM FREEZE;
+-- warm up: the pending lanes and the runs are as after inserts
+INSERT INTO ts (h) SELECT simhash_hash('w' || g)::simhash64 FROM generate_series(1, :M) g;
+INSERT INTO tn (h) SELECT simhash_hash('w' || g)::simhash64 FROM generate_series(1, :M) g;
+SQL
+for tbl in tn ts; do
+	sql -A -t -c "SELECT format('INSERT INTO $tbl (h) VALUES (%L);', simhash_hash('i' || g)::simhash64)
+		FROM generate_series(1, $M) g" -o "$SIMHASH_TMP/ins_$tbl.sql"
+	chmod 644 "$SIMHASH_TMP/ins_$tbl.sql"
+done
+as_cluster_user "$PGBIN/pg_ctl" -D "$SIMHASH_TMP/data" -m fast -w stop >/dev/null
+for tbl in tn ts; do
+	as_cluster_user valgrind --tool=callgrind --callgrind-out-file="$SIMHASH_TMP/cg_$tbl.out" \
+		"$PGBIN/postgres" --single -D "$SIMHASH_TMP/data" postgres \
+		<"$SIMHASH_TMP/ins_$tbl.sql" >"$SIMHASH_TMP/single_$tbl.log" 2>&1
+done
+as_cluster_user "$PGBIN/pg_ctl" -D "$SIMHASH_TMP/data" -l "$SIMHASH_TMP/server.log" -w start >/dev/null
+total() { callgrind_annotate "$SIMHASH_TMP/cg_$1.out" 2>/dev/null | sed -n 's/^ *\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,; }
+incl() { callgrind_annotate --inclusive=yes "$SIMHASH_TMP/cg_ts.out" 2>/dev/null |
+	awk -v f="$1" '$0 ~ f && !done { gsub(",", "", $1); print $1; done = 1 }'; }
+tn=$(total tn) ts=$(total ts)
+echo "instructions per single-row insert ($M inserts, $N rows loaded, postgres --single under callgrind):"
+awk -v a="$tn" -v b="$ts" -v m="$M" 'BEGIN { printf "  without index %.0f, with simhash %.0f: %.2fx (the index: %.0f)\n", a / m, b / m, a / b, (b - a) / m }'
+for f in ':simhash_insert ' ':simhash_pending_append ' ':GenericXLogFinish ' ':simhash_flush_and_merge '; do
+	v=$(incl "$f")
+	awk -v v="${v:-0}" -v m="$M" -v f="${f//[: ]/}" 'BEGIN { printf "  %s: %.0f per insert\n", f, v / m }'
+done
