@@ -70,14 +70,20 @@
  * metapage is neither locked exclusively nor written.  Only starting a
  * lane or linking a new page to it locks the metapage exclusively (then the
  * tail page; the lock order is always metapage, then tail page, and a
- * flush locks no tail page).  So a lane's nentries counts the entries of
- * its pages before its tail page (exact: those pages are full and only
- * their dead flags change); the tail's own entries are its item count.
- * The nulls list (rare) is appended under the metapage's exclusive lock
- * and its nentries is exact.  A flush, under the metapage's exclusive lock
- * (so that no append is under way), moves every pending lane to the same
- * flushing lane, sorts the flushing lanes into a run and retires them:
+ * flush locks no tail page).  A lane's pages hold at most 128 entries
+ * (pending.c: a generic WAL record compares the page's used part), and a
+ * lane's nentries counts the entries of its pages before its tail page
+ * (exact: those pages are full and only their dead flags change); the
+ * tail's own entries are its item count.  The nulls list (rare) is
+ * appended under the metapage's exclusive lock and its nentries is exact.
+ * A flush, under the metapage's exclusive lock (so that no append is under
+ * way), moves every pending lane to the flushing lane of the same number,
+ * sorts the flushing lanes into a run and retires them:
  * an entry is in exactly one lane, pending or flushing, or in a run.
+ * Metapage layout (part of format version 2): pending[SIMHASH_MAX_LANES]
+ * and flushing[SIMHASH_MAX_LANES] replace version 1's one pending and one
+ * flushing list, and nlanes (SIMHASH_DEFAULT_LANES, 4, at CREATE INDEX)
+ * takes the place of the padding after nretired.
  *
  * Standby safety (issue #13): a scan on a hot standby copies the metapage
  * and reads pages afterwards, as on the primary, but the primary's
