@@ -15,8 +15,11 @@
 # and checks the index afterwards (simhash_index_check(ts_h, true), index
 # count = seq scan count).  On a loaded machine rows/s are noisy: the line
 # "backend CPU per row" measures the backend's own CPU time per insert
-# (from /proc/self/stat; clock ticks, CLK_TCK 100 assumed), one client, which
-# the load does not change (INSERTS_CPU_ROWS rows, default 50000).  INSERTS_TXNS (default 40000) sets the
+# (from /proc/self/stat; clock ticks, CLK_TCK 100 assumed), one client,
+# INSERTS_CPU_ROWS rows (default 50000): less sensitive to the load, but
+# not insensitive (cache and scheduler effects: 31 to 47 µs per row without
+# the index at load 8 to 13); bench/inserts_instructions.sh counts
+# instructions, which the load does not change.  INSERTS_TXNS (default 40000) sets the
 # transactions per client count and run.
 set -euo pipefail
 source "$(dirname "$0")/../test/lib.sh"
@@ -72,8 +75,8 @@ for c in 1 2 8; do
 	done
 done
 
-# CPU time per row in the backend, one client: insensitive to the load of
-# the machine (the rows/s above are not); the same INSERT statements (one
+# CPU time per row in the backend, one client: less sensitive to the load
+# of the machine than the rows/s above; the same INSERT statements (one
 # row per transaction) from psql, the backend's utime + stime read from
 # /proc/self/stat before and after; each table twice, alternately
 sql -c "CREATE FUNCTION cpu_ticks() RETURNS bigint LANGUAGE sql AS \$\$
