@@ -312,10 +312,18 @@ extern void simhash_log_meta(Relation index, Buffer metabuf, const SimhashMetaPa
 extern void simhash_meta_blocks(const SimhashMetaPageData *meta, SimhashBlocks *blocks);
 extern uint64 simhash_list_append(Relation index, uint64 hash, ItemPointer tid, bool isnull);
 
+/* ---- alloc.c: lowest-first page allocation, VACUUM's early recycling ---- */
+extern void simhash_alloc_restart(Relation index, BlockNumber floor);
+extern BlockNumber simhash_take_free_page(Relation index);
+extern bool simhash_no_snapshot_before(FullTransactionId xid);
+extern BlockNumber simhash_without_free_tail(Relation index, BlockNumber nblocks,
+											 BufferAccessStrategy strategy);
+
 /* ---- recycle.c: retiring replaced runs and lists, recycling their pages ---- */
 extern void simhash_retire(Relation index, SimhashMetaPageData *meta,
 						   BlockNumber head, uint16 kind, uint64 generation);
 extern BlockNumber simhash_recycle(Relation index, BufferAccessStrategy strategy);
+extern BlockNumber simhash_recycle_early(Relation index, BufferAccessStrategy strategy);
 extern void simhash_free_page(Relation index, BlockNumber blkno,
 							  BufferAccessStrategy strategy);
 extern SimhashRetired *simhash_read_retired_page(Relation index, BlockNumber blkno,
