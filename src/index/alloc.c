@@ -19,6 +19,7 @@
 #include "commands/vacuum.h"
 #include "storage/freespace.h"
 #include "storage/indexfsm.h"
+#include "storage/proc.h"
 #include "storage/procarray.h"
 #include "utils/rel.h"
 
@@ -104,8 +105,9 @@ simhash_take_free_page(Relation index)
 /*
  * May pages retired at xid be recycled now, though the global horizon does
  * not say so yet?  Yes when no backend of any database (other than this
- * one, running VACUUM) holds a snapshot whose xmin is at or before xid and
- * no replication slot holds such an xmin: a scan that copied the metapage
+ * one, and those running VACUUM, which the global horizon ignores too: they
+ * read no index but their table's) holds a snapshot whose xmin is at or
+ * before xid and no replication slot holds such an xmin: a scan that copied the metapage
  * before the retirement would hold one.  A snapshot taken later reads the
  * metapage as it is now.  Standbys are told the horizon as always
  * (recycle.c).  For VACUUM, which otherwise could recycle only at its next
@@ -124,7 +126,7 @@ simhash_no_snapshot_before(FullTransactionId xid)
 	ProcArrayGetReplicationSlotXmin(&slot_xmin, &slot_catalog_xmin);
 	if (TransactionIdIsValid(slot_xmin) && TransactionIdPrecedesOrEquals(slot_xmin, limit))
 		return false;
-	vxids = GetCurrentVirtualXIDs(limit, true, true, 0, &n);
+	vxids = GetCurrentVirtualXIDs(limit, true, true, PROC_IN_VACUUM, &n);
 	pfree(vxids);
 	return n == 0;
 }
