@@ -10,8 +10,9 @@
  * moving hint, not the lowest one; so simhash_take_free_page() asks it for
  * any free page (an upper bound) and then looks, block by block from a
  * per-backend cursor, for the lowest page the map records as free.  A
- * floor (simhash_alloc_restart()) keeps pages below it untouched: VACUUM's
- * compaction first moves the index above its target size, then back below.
+ * floor (simhash_alloc_restart(), for the current transaction) keeps pages
+ * below it untouched: VACUUM's compaction first moves the index above its
+ * target size, then back below.
  */
 #include "postgres.h"
 
@@ -30,7 +31,8 @@ typedef struct AllocCursor
 {
 	RelFileNode node;
 	BlockNumber from;			/* no free page below it, as far as we know */
-	BlockNumber floor;			/* never take pages below it */
+	BlockNumber floor;			/* never take pages below it ... */
+	LocalTransactionId floor_xact;	/* ... in this transaction */
 } AllocCursor;
 
 static AllocCursor cursor;
@@ -44,6 +46,12 @@ index_cursor(Relation index)
 		cursor.node = index->rd_node;
 		cursor.from = SIMHASH_METAPAGE_BLKNO + 1;
 		cursor.floor = SIMHASH_METAPAGE_BLKNO + 1;
+	}
+	if (cursor.floor_xact != MyProc->lxid)
+	{
+		/* a floor set by a transaction that failed half-way */
+		cursor.floor = SIMHASH_METAPAGE_BLKNO + 1;
+		cursor.floor_xact = MyProc->lxid;
 	}
 	return &cursor;
 }
@@ -59,7 +67,7 @@ simhash_alloc_restart(Relation index, BlockNumber floor)
 	AllocCursor *c = index_cursor(index);
 
 	if (floor != InvalidBlockNumber)
-		c->floor = Max(floor, SIMHASH_METAPAGE_BLKNO + 1);
+		c->floor = Max(floor, SIMHASH_METAPAGE_BLKNO + 1);	/* for this transaction */
 	c->from = c->floor;
 }
 
