@@ -10,6 +10,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/transam.h"
 #include "access/xact.h"
 #include "catalog/storage.h"
@@ -30,7 +32,12 @@
 /* free pages at the end of the index worth a truncation (or 1/16 of it) */
 #define SIMHASH_TRUNCATE_MIN 1000
 
-/* free pages below which VACUUM does not compact the index */
+/*
+ * VACUUM compacts the index when it is larger than this many times what
+ * its live entries take in one run, and SIMHASH_COMPACT_MIN pages more
+ * (compact_index())
+ */
+#define SIMHASH_COMPACT_SLACK 1.15
 #define SIMHASH_COMPACT_MIN 16
 
 /*
@@ -386,39 +393,75 @@ recycle_now(Relation index, BufferAccessStrategy strategy)
 }
 
 /*
- * Compaction (issue #13, goal 2): when more than a sixth of the file, not
- * counting the free pages at its end, is free (more than 1.2 times what it
- * holds), rewrite every run
- * and the pending list as one run in the lowest pages, so that the rest of
- * the file is free at its end for truncate_free_tail().  The target is the
- * number of pages in use; if the free pages below it cannot take the
- * rewrite, a first rewrite moves everything above it (allocation floor,
- * alloc.c) and a second one back to the pages below.  Each rewrite is an
- * ordinary merge (WAL-logged, crash-safe, concurrent scans keep reading
- * the runs they copied from the metapage), and what it replaces is
- * recycled at once only when no snapshot could still read it
- * (simhash_recycle_early()); with an older snapshot, nothing is done.
+ * The pages the index would take with its runs and pending entries merged
+ * into one run: its live entries at the density of its largest run (pages
+ * per entry, whatever the leaf format), the nulls list as it is, and the
+ * metapage.
+ */
+static BlockNumber
+compacted_size(Relation index, BufferAccessStrategy strategy, BlockNumber *list_pages)
+{
+	SimhashMetaPageData meta;
+	double		live;
+	double		pages_per_entry;
+	uint64		largest = 0;
+
+	simhash_read_meta(index, &meta);
+	live = (double) meta.pending.nentries + (double) meta.flushing.nentries;
+	pages_per_entry = (double) meta.ntables / SIMHASH_PAGE_ITEMS;
+	for (int i = 0; i < meta.nruns; i++)
+	{
+		SimhashRunHeader *h = simhash_read_run_header(index, meta.runs[i].header,
+													  meta.runs[i].generation, strategy);
+
+		live += (double) h->nentries - (double) Min(h->ndead, h->nentries);
+		if (h->nentries > largest)
+		{
+			largest = h->nentries;
+			pages_per_entry = (double) h->npages / (double) h->nentries;
+		}
+		pfree(h);
+	}
+	*list_pages = (meta.nulls.nentries + SIMHASH_PAGE_ITEMS - 1) / SIMHASH_PAGE_ITEMS;
+	return SIMHASH_METAPAGE_BLKNO + 1 + *list_pages + (BlockNumber) ceil(live * pages_per_entry);
+}
+
+/*
+ * Compaction (issue #13, goal 2): when the file, not counting the free
+ * pages at its end, is more than SIMHASH_COMPACT_SLACK times what its live
+ * entries would take as one run (compacted_size(): free pages, dead
+ * entries, several runs, pending entries), rewrite every run and the
+ * pending list as one run in the lowest pages, so that the rest of the
+ * file is free at its end for truncate_free_tail().  If the free pages
+ * below the goal (the compacted size and a tenth) cannot take the run, a
+ * first rewrite moves everything above the goal (allocation floor,
+ * alloc.c) and a second one back below it.  Each rewrite is an ordinary
+ * merge (WAL-logged, crash-safe, concurrent scans keep reading the runs
+ * they copied from the metapage), and what it replaces is recycled at once
+ * only when no snapshot could still read it (simhash_recycle_early());
+ * with an older snapshot, nothing is done.
  */
 static void
 compact_index(Relation index, BufferAccessStrategy strategy)
 {
 	BlockNumber nblocks;
-	BlockNumber nfree;
-	BlockNumber target;
+	BlockNumber compacted;
+	BlockNumber list_pages;
+	BlockNumber goal;
 
 	recycle_now(index, strategy);
 	/* the free pages at the end need only a truncation */
 	nblocks = simhash_without_free_tail(index, RelationGetNumberOfBlocks(index), strategy);
-	nfree = count_free_pages(index, nblocks);
-	if (nfree < SIMHASH_COMPACT_MIN || (double) nfree * 6 <= (double) nblocks)
+	compacted = compacted_size(index, strategy, &list_pages);
+	if ((double) nblocks <= SIMHASH_COMPACT_SLACK * compacted + SIMHASH_COMPACT_MIN)
 		return;
 	/* what the rewrites replace could not be recycled now: it would only grow */
 	if (!simhash_no_snapshot_before(ReadNextFullTransactionId()))
 		return;
-	target = nblocks - nfree;
-	if (count_free_pages(index, target) < target - (SIMHASH_METAPAGE_BLKNO + 1))
+	goal = compacted + compacted / 10;
+	if (count_free_pages(index, Min(goal, nblocks)) < compacted - list_pages - 1)
 	{
-		simhash_alloc_restart(index, target);
+		simhash_alloc_restart(index, goal);
 		simhash_flush_and_merge(index, true, true, SIMHASH_VACUUM_DEAD_FRACTION);
 		recycle_now(index, strategy);
 	}
