@@ -118,7 +118,7 @@ simhash_take_free_page(Relation index)
  * before xid and no replication slot holds such an xmin: a scan that copied the metapage
  * before the retirement would hold one.  A snapshot taken later reads the
  * metapage as it is now.  Standbys are told the horizon as always
- * (recycle.c).  For VACUUM, which otherwise could recycle only at its next
+ * (recycle.c), so no transaction with an xid before it may still run.  For VACUUM, which otherwise could recycle only at its next
  * run what it replaces (the global horizon passes xid only once a later
  * transaction has completed).
  */
@@ -131,6 +131,14 @@ simhash_no_snapshot_before(FullTransactionId xid)
 	VirtualTransactionId *vxids;
 	int			n;
 
+	/*
+	 * Every xid before it completed: the standby has replayed their commit
+	 * or abort records, so its next xid is at least xid when it replays the
+	 * horizon (else ResolveRecoveryConflictWithSnapshotFullXid() would take
+	 * xid for one from before a wrap-around and resolve nothing).
+	 */
+	if (TransactionIdPrecedes(GetOldestActiveTransactionId(), limit))
+		return false;
 	ProcArrayGetReplicationSlotXmin(&slot_xmin, &slot_catalog_xmin);
 	if (TransactionIdIsValid(slot_xmin) && TransactionIdPrecedesOrEquals(slot_xmin, limit))
 		return false;
