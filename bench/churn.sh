@@ -1,6 +1,19 @@
 #!/usr/bin/env bash
-# bench/churn.sh: a churn soak of the simhash index (issue #13, goal 2).
+# bench/churn.sh: the simhash index under churn (issue #13, goal 2).
+#
+#   bench/churn.sh goal [rows] [seed]
+#     The goal's exact measurement, in one command: load `rows` rows (default
+#     1000000), CREATE INDEX, insert `rows` more one per transaction
+#     (pgbench, one client), DELETE 10% of the rows, VACUUM, and compare the
+#     index's size with a fresh CREATE INDEX of the same rows (both builds in
+#     memory: maintenance_work_mem = 1GB).  Also checks
+#     simhash_index_check(heapallindexed) and 50 lookups against a sequential
+#     reference.  Its last line is exactly
+#       goal 2 (churn): <x>× fresh (goal ≤ 1.2×): met|not met
+#     (bench/index.sh's summary reads it).  Report: bench/data/churn_goal.txt.
+#
 #   bench/churn.sh [seconds] [rows] [seed]
+#     A churn soak:
 #     seconds  how long the churn runs (default 1200: 20 minutes)
 #     rows     rows loaded before CREATE INDEX (default 100000)
 #     seed     fixed seed of every choice (default 1): the same arguments
@@ -17,6 +30,73 @@
 set -euo pipefail
 source "$(dirname "$0")/../test/lib.sh"
 cd "$SIMHASH_ROOT"
+
+if [ "${1:-}" = goal ]; then
+	ROWS=${2:-1000000}
+	SEED=${3:-1}
+	for v in "$ROWS" "$SEED"; do
+		[[ $v =~ ^[0-9]+$ ]] || { say "usage: bench/churn.sh goal [rows] [seed]"; exit 2; }
+	done
+	REPORT=bench/data/churn_goal.txt
+	ensure_packages
+	build_install
+	start_cluster "shared_buffers = '512MB'" "autovacuum = off" "max_wal_size = '8GB'" \
+		"max_parallel_workers_per_gather = 0" "jit = off" "maintenance_work_mem = '1GB'"
+	psql() { "$PGBIN/psql" "$@"; }
+	sql() { psql -X -q -A -t -v ON_ERROR_STOP=1 "$@"; }
+	T0=$(date +%s)
+	sql -v rows="$ROWS" -v seed="$SEED" >/dev/null <<'SQL'
+CREATE EXTENSION simhash;
+CREATE TABLE t (id bigint PRIMARY KEY, h simhash64);
+SELECT format('CREATE FUNCTION fp(id bigint) RETURNS simhash64 LANGUAGE sql IMMUTABLE
+	AS $$ SELECT simhash_hash(%L || id)::simhash64 $$', :'seed' || ':') \gexec
+INSERT INTO t SELECT g, fp(g) FROM generate_series(1, :rows) g;
+CREATE INDEX t_h ON t USING simhash (h);
+CREATE SEQUENCE ids START :rows;
+SELECT setval('ids', :rows);
+SQL
+	BUILT=$(sql -c "SELECT pg_relation_size('t_h')")
+	echo 'INSERT INTO t SELECT n, fp(n) FROM nextval('"'ids'"') n;' >"$SIMHASH_TMP/insert.sql"
+	chmod 644 "$SIMHASH_TMP/insert.sql"
+	T1=$(date +%s)
+	"$PGBIN/pgbench" -n -c 1 -t "$ROWS" -f "$SIMHASH_TMP/insert.sql" >"$SIMHASH_TMP/pgbench.log" 2>&1 ||
+		{ cat "$SIMHASH_TMP/pgbench.log" >&2; exit 1; }
+	T2=$(date +%s)
+	INSERTED=$(sql -c "SELECT pg_relation_size('t_h')")
+	sql -c "DELETE FROM t WHERE simhash_hash('$SEED:d:' || id)::bigint % 10 = 0" >/dev/null
+	T3=$(date +%s)
+	sql -c "VACUUM t" >/dev/null
+	T4=$(date +%s)
+	CHECK=$(sql -c "SELECT simhash_index_check('t_h', true)" 2>&1) && CHECK=${CHECK:-ok}
+	LOOKUPS=$(sql -v seed="$SEED" <<'SQL'
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+CREATE TEMP TABLE q AS SELECT i, (CASE WHEN i % 2 = 0 THEN (SELECT h FROM t WHERE id >= i * 20000 ORDER BY id LIMIT 1)
+	ELSE simhash_hash(:'seed' || ':q:' || i)::simhash64 END) AS q, i % 7 AS r FROM generate_series(1, 50) i;
+CREATE TEMP TABLE by_index AS SELECT i, array(SELECT id FROM t WHERE h <~> q <= r ORDER BY id) AS ids FROM q;
+RESET enable_seqscan; SET enable_indexscan = off;
+CREATE TEMP TABLE by_seq AS SELECT i, array(SELECT id FROM t WHERE hamming_distance(h, q) <= r ORDER BY id) AS ids FROM q;
+SELECT count(*) FILTER (WHERE a.ids IS DISTINCT FROM b.ids) || ' of ' || count(*) FROM by_index a JOIN by_seq b USING (i);
+SQL
+)
+	sql -c "CREATE INDEX t_fresh ON t USING simhash (h)" >/dev/null
+	{
+		echo "# bench/churn.sh goal $ROWS $SEED ($(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg))"
+		echo "after CREATE INDEX of $ROWS rows: $BUILT bytes"
+		echo "after $ROWS single-row inserts ($((T2 - T1)) s): $INSERTED bytes"
+		echo "DELETE of 10%: $((T3 - T2)) s; VACUUM: $((T4 - T3)) s"
+		echo "simhash_index_check(t_h, heapallindexed): $CHECK"
+		echo "lookups differing from the sequential reference: $LOOKUPS"
+		sql -c "SELECT format('after the DELETE and VACUUM: %s bytes (%s bytes/row); a fresh build of the same %s rows: %s bytes (%s bytes/row)',
+			pg_relation_size('t_h'), round(pg_relation_size('t_h')::numeric / n, 1), n,
+			pg_relation_size('t_fresh'), round(pg_relation_size('t_fresh')::numeric / n, 1))
+			FROM (SELECT count(*) AS n FROM t) c"
+		sql -c "SELECT format('goal 2 (churn): %s× fresh (goal ≤ 1.2×): %s',
+			round(pg_relation_size('t_h')::numeric / pg_relation_size('t_fresh'), 2),
+			CASE WHEN pg_relation_size('t_h') <= 1.2 * pg_relation_size('t_fresh') AND '$CHECK' = 'ok'
+				AND '$LOOKUPS' LIKE '0 of %' THEN 'met' ELSE 'not met' END)"
+	} | { mkdir -p "$(dirname "$REPORT")"; tee "$REPORT"; }
+	exit 0
+fi
 
 SECS=${1:-1200}
 ROWS=${2:-100000}

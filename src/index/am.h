@@ -16,6 +16,7 @@
  *	pages.c		page initialisation and allocation, the page-access helper
  *				(simhash_read_page(), chains of pages), the metapage
  *	recycle.c	retiring replaced runs and lists, recycling their pages
+ *	alloc.c		where new pages go (lowest free first), early recycling
  *	run_write.c	writing runs (a static B+tree per table) and lists
  *	run_read.c	reading runs and lists, walking a run's pages
  *	merge.c		the streaming merge of runs
@@ -24,7 +25,8 @@
  *	tidset.c	a sorted set of (TID, hash): the dead entries of a run
  * and core/index_pages.c, the pure checks of a page image (fuzzed).
  * Dependencies go one way: the callbacks -> policy -> merge -> run_read /
- * run_write -> pages; recycle -> run_read; vacuum -> recycle, policy.
+ * run_write -> pages -> alloc; recycle -> run_read, alloc; vacuum ->
+ * recycle, policy, alloc.
  *
  * Design (Manku, Jain and Das Sarma 2007, as an LSM tree):
  *
@@ -51,9 +53,35 @@
  * dead entries.  Pages of replaced runs and lists are "retired" with the
  * next transaction id and recycled (free space map) only once no snapshot
  * can still be reading them; every page carries the generation of the run
- * or list it belongs to, and readers check it.  VACUUM truncates free pages
- * at the end of the file when it can lock the index exclusively without
- * waiting (vacuum.c); free pages inside it are reused through the FSM.
+ * or list it belongs to, and readers check it.
+ *
+ * Size under churn (issue #13, goal 2).  The file's size is its high-water
+ * mark, and a merge that takes the largest run needs room for the new run
+ * beside the old one (about twice the index, briefly).  So:
+ *	- new pages are the lowest free ones (alloc.c: the FSM's own search
+ *	  returns any free page, which bounds a block-by-block search from a
+ *	  per-backend cursor), so that runs fill holes at the start and free
+ *	  pages gather at the end;
+ *	- VACUUM truncates the free pages at the end (vacuum.c), under an
+ *	  ExclusiveLock on the index taken without waiting and the heavyweight
+ *	  lock on the metapage's block: that keeps out every backend that
+ *	  allocates pages (inserts hold RowExclusiveLock; flushes, merges and
+ *	  simhash_index_check() take the heavyweight lock), and scans never read
+ *	  a free page.  Not an AccessExclusiveLock: that would need an xid,
+ *	  which a parallel VACUUM (the default for a table with two indexes)
+ *	  cannot assign, and would cancel every standby query on the index;
+ *	- VACUUM compacts (vacuum.c) when more than a sixth of the file, not
+ *	  counting its free end, is free: it rewrites all runs and the pending
+ *	  list as one run into the lowest pages (first above the target size
+ *	  and then back below it, when the pages below cannot take it), and
+ *	  truncates.  What these merges replace is recycled at once when no
+ *	  backend holds a snapshot old enough to read it (alloc.c; otherwise
+ *	  the compaction is not done), not only once the global horizon has
+ *	  passed (which needs a later transaction to complete);
+ *	- a chunked CREATE INDEX copies its merged run into the chunks' pages
+ *	  and truncates the rest (build.c), so it is as large as a build in
+ *	  memory.
+ * No page layout changed for this.
  *
  * Concurrency: the metapage lists the runs and pending lists; scans copy it
  * under a share lock and then read immutable pages (and the lists, which
@@ -350,10 +378,18 @@ extern uint64 simhash_unsorted_nentries(const SimhashMetaPageData *meta, bool *e
 extern void simhash_clear_list(SimhashList *list);
 extern int	simhash_take_pending(SimhashMetaPageData *meta);
 
+/* ---- alloc.c: lowest-first page allocation, VACUUM's early recycling ---- */
+extern void simhash_alloc_restart(Relation index, BlockNumber floor);
+extern BlockNumber simhash_take_free_page(Relation index);
+extern bool simhash_no_snapshot_before(FullTransactionId xid);
+extern BlockNumber simhash_without_free_tail(Relation index, BlockNumber nblocks,
+											 BufferAccessStrategy strategy);
+
 /* ---- recycle.c: retiring replaced runs and lists, recycling their pages ---- */
 extern void simhash_retire(Relation index, SimhashMetaPageData *meta,
 						   BlockNumber head, uint16 kind, uint64 generation);
 extern BlockNumber simhash_recycle(Relation index, BufferAccessStrategy strategy);
+extern BlockNumber simhash_recycle_early(Relation index, BufferAccessStrategy strategy);
 extern void simhash_free_page(Relation index, BlockNumber blkno,
 							  BufferAccessStrategy strategy);
 extern SimhashRetired *simhash_read_retired_page(Relation index, BlockNumber blkno,

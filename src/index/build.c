@@ -10,6 +10,7 @@
 
 #include "access/tableam.h"
 #include "access/xloginsert.h"
+#include "catalog/storage.h"
 #include "commands/progress.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -70,6 +71,32 @@ free_build_page(Relation index, BlockNumber blkno, void *arg)
 	MarkBufferDirty(buffer);
 	UnlockReleaseBuffer(buffer);
 	RecordFreeIndexPage(index, blkno);
+}
+
+/*
+ * A chunked build's merged run lies above the chunks' pages, which are free
+ * again: copy it into the lowest pages (a merge of that one run; it fits,
+ * the chunks held the same entries in no fewer pages), free its pages and
+ * cut them off the end of the file, so that a chunked build is no larger
+ * than a build in memory (issue #13).  *run becomes the copy.
+ */
+static void
+move_run_down(BuildState *bs, SimhashRunRef *run)
+{
+	SimhashRunInput none = {NULL, NULL, 0};
+	SimhashRunRef from = *run;
+	uint64		nentries;
+
+	simhash_alloc_restart(bs->index, SIMHASH_METAPAGE_BLKNO + 1);
+	run->generation = bs->next_generation++;
+	run->header = simhash_merge_runs(bs->index, bs->blocks, &from, 1, &none,
+									 run->generation, SIMHASH_WRITE_BUILD, &nentries);
+	simhash_visit_run_pages(bs->index, from.header, from.generation,
+							free_build_page, NULL, NULL);
+	RelationTruncate(bs->index,
+					 simhash_without_free_tail(bs->index,
+											   RelationGetNumberOfBlocks(bs->index), NULL));
+	IndexFreeSpaceMapVacuum(bs->index);
 }
 
 /* Collect one row of the table: into the nulls, or the current chunk. */
@@ -184,6 +211,14 @@ simhash_build(Relation heap, Relation index, IndexInfo *indexInfo)
 				simhash_visit_run_pages(index, bs.chunks[i].header, bs.chunks[i].generation,
 										free_build_page, NULL, NULL);
 			IndexFreeSpaceMapVacuum(index);
+			if (header != InvalidBlockNumber)
+			{
+				SimhashRunRef merged = {header, 0, nentries, generation};
+
+				move_run_down(&bs, &merged);
+				header = merged.header;
+				generation = merged.generation;
+			}
 		}
 
 		nulls.generation = 1;

@@ -35,9 +35,10 @@ simhash_init_page(Page page, uint16 kind, uint64 generation)
 }
 
 /*
- * A new page, locked exclusively: a recycled one from the free space map,
- * or a new block.  The free space map is not crash-safe, so a page it
- * offers is used only if it is really free (new, or marked free).
+ * A new page, locked exclusively: a recycled one from the free space map
+ * (the lowest, alloc.c), or a new block.  The free space map is not
+ * crash-safe, so a page it offers is used only if it is really free (new,
+ * or marked free).
  */
 Buffer
 simhash_new_buffer(Relation index)
@@ -47,7 +48,7 @@ simhash_new_buffer(Relation index)
 
 	for (;;)
 	{
-		BlockNumber blkno = GetFreeIndexPage(index);
+		BlockNumber blkno = simhash_take_free_page(index);
 
 		if (blkno == InvalidBlockNumber)
 			break;

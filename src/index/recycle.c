@@ -176,6 +176,8 @@ recycle_item(Relation index, const SimhashRetired *r, Recycler *rc, BlockNumber 
 	}
 }
 
+static BlockNumber recycle(Relation index, BufferAccessStrategy strategy, bool early);
+
 /*
  * Tell hot standbys, before any page of the items about to be recycled is
  * freed, the horizon those pages need: a standby query whose snapshot's
@@ -210,6 +212,24 @@ log_recycle_horizon(Relation index, FullTransactionId latest)
 BlockNumber
 simhash_recycle(Relation index, BufferAccessStrategy strategy)
 {
+	return recycle(index, strategy, false);
+}
+
+/*
+ * The same for VACUUM, which also recycles what is retired after the
+ * global horizon when no snapshot that old exists (alloc.c): what its own
+ * merges replaced, before it truncates the file.
+ */
+BlockNumber
+simhash_recycle_early(Relation index, BufferAccessStrategy strategy)
+{
+	return recycle(index, strategy, true);
+}
+
+/* simhash_recycle(), and with early, simhash_recycle_early(). */
+static BlockNumber
+recycle(Relation index, BufferAccessStrategy strategy, bool early)
+{
 	Buffer		metabuf;
 	SimhashMetaPageData meta;
 	Recycler	rc = {strategy, 0};
@@ -223,7 +243,8 @@ simhash_recycle(Relation index, BufferAccessStrategy strategy)
 	simhash_read_meta(index, &meta);
 	for (int i = 0; i < meta.nretired; i++)
 	{
-		recyclable[i] = GlobalVisCheckRemovableFullXid(NULL, meta.retired[i].xid);
+		recyclable[i] = GlobalVisCheckRemovableFullXid(NULL, meta.retired[i].xid) ||
+			(early && simhash_no_snapshot_before(meta.retired[i].xid));
 		if (recyclable[i] && (!any || FullTransactionIdFollows(meta.retired[i].xid, latest)))
 			latest = meta.retired[i].xid;
 		any |= recyclable[i];

@@ -10,11 +10,14 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/transam.h"
 #include "access/xact.h"
 #include "catalog/storage.h"
 #include "commands/vacuum.h"
 #include "miscadmin.h"
+#include "storage/freespace.h"
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
 #include "utils/memutils.h"
@@ -28,6 +31,14 @@
 
 /* free pages at the end of the index worth a truncation (or 1/16 of it) */
 #define SIMHASH_TRUNCATE_MIN 1000
+
+/*
+ * VACUUM compacts the index when it is larger than this many times what
+ * its live entries take in one run, and SIMHASH_COMPACT_MIN pages more
+ * (compact_index())
+ */
+#define SIMHASH_COMPACT_SLACK 1.15
+#define SIMHASH_COMPACT_MIN 16
 
 /*
  * Which entries are dead: VACUUM's callback, asked once per entry in the
@@ -329,54 +340,142 @@ reclaim_pages(Relation index, BufferAccessStrategy strategy)
 	pfree(live.pages);
 }
 
-/* The number of blocks left once the free pages at the end are cut off. */
-static BlockNumber
-without_free_tail(Relation index, BlockNumber nblocks, BufferAccessStrategy strategy)
-{
-	BlockNumber keep;
-
-	for (keep = nblocks; keep > SIMHASH_METAPAGE_BLKNO + 1; keep--)
-	{
-		Buffer		buffer = simhash_lock_block(index, keep - 1, BUFFER_LOCK_SHARE, strategy);
-		bool		is_free = simhash_page_is_free(BufferGetPage(buffer));
-
-		UnlockReleaseBuffer(buffer);
-		if (!is_free)
-			break;
-		vacuum_delay_point();
-	}
-	return keep;
-}
-
 /*
  * Give the free pages at the end of the index back to the file system,
- * where that is safe and worth it.  Safe: under an AccessExclusiveLock on
- * the index, taken without waiting (as VACUUM truncates a table), so that
- * no backend reads or allocates pages meanwhile.  Worth it: the lock is
- * WAL-logged and conflicts with every standby query using the index, so it
- * is taken only when a first look, without it, finds at least
- * SIMHASH_TRUNCATE_MIN free pages at the end (or a sixteenth of the index).
- * Not during a parallel VACUUM (no xid may be assigned there).  Free pages
- * inside the index stay in the free space map for reuse.
+ * where that is safe and worth it.  Worth it: a first look, without a lock,
+ * finds at least SIMHASH_TRUNCATE_MIN free pages at the end (or a
+ * sixteenth of the index).  Safe: the truncated pages are free, so only a
+ * backend that allocates pages or reads every block could touch them;
+ * allocating backends insert (they hold RowExclusiveLock on the index, so
+ * an ExclusiveLock taken without waiting keeps them out) or flush and
+ * merge (as simhash_index_check() reads, under the heavyweight lock on the
+ * metapage's block, which we hold meanwhile).  Scans read only pages that
+ * runs and lists reference, or that retired ones did and that no snapshot
+ * can read any more (on a standby: the recycling horizon of recycle.c
+ * cancelled those queries before the pages were freed), never a free page.
+ * So neither an AccessExclusiveLock (which is WAL-logged, would cancel
+ * every standby query using the index, and needs an xid, which a parallel
+ * VACUUM cannot assign; PostgreSQL runs VACUUM of a table with two indexes
+ * or more in parallel by default) nor waiting is needed.  Free pages inside
+ * the index stay in the free space map for reuse.
  */
 static void
 truncate_free_tail(Relation index, BufferAccessStrategy strategy)
 {
 	BlockNumber nblocks = RelationGetNumberOfBlocks(index);
-	BlockNumber keep = without_free_tail(index, nblocks, strategy);
+	BlockNumber keep = simhash_without_free_tail(index, nblocks, strategy);
 
 	if (nblocks - keep < Min(SIMHASH_TRUNCATE_MIN, Max(nblocks / 16, 1)))
 		return;
-	/* the lock's WAL record needs an xid: none in a parallel VACUUM */
-	if (IsInParallelMode())
+	if (!ConditionalLockRelation(index, ExclusiveLock))
 		return;
-	if (!ConditionalLockRelation(index, AccessExclusiveLock))
-		return;
+	LockPage(index, SIMHASH_METAPAGE_BLKNO, ExclusiveLock);
 	nblocks = RelationGetNumberOfBlocks(index);
-	keep = without_free_tail(index, nblocks, strategy);
+	keep = simhash_without_free_tail(index, nblocks, strategy);
 	if (keep < nblocks)
 		RelationTruncate(index, keep);
-	UnlockRelation(index, AccessExclusiveLock);
+	UnlockPage(index, SIMHASH_METAPAGE_BLKNO, ExclusiveLock);
+	UnlockRelation(index, ExclusiveLock);
+}
+
+/* The number of pages the free space map records as free. */
+static BlockNumber
+count_free_pages(Relation index, BlockNumber below)
+{
+	BlockNumber nfree = 0;
+
+	for (BlockNumber blkno = SIMHASH_METAPAGE_BLKNO + 1; blkno < below; blkno++)
+		if (GetRecordedFreeSpace(index, blkno) >= BLCKSZ / 2)
+			nfree++;
+	return nfree;
+}
+
+/* Recycle early what VACUUM's merges replaced; update the map's upper levels. */
+static void
+recycle_now(Relation index, BufferAccessStrategy strategy)
+{
+	LockPage(index, SIMHASH_METAPAGE_BLKNO, ExclusiveLock);
+	(void) simhash_recycle_early(index, strategy);
+	UnlockPage(index, SIMHASH_METAPAGE_BLKNO, ExclusiveLock);
+	IndexFreeSpaceMapVacuum(index);
+}
+
+/*
+ * The pages the index would take with its runs and pending entries merged
+ * into one run: its live entries at the density of its largest run (pages
+ * per entry, whatever the leaf format), the nulls list as it is, and the
+ * metapage.
+ */
+static BlockNumber
+compacted_size(Relation index, BufferAccessStrategy strategy, BlockNumber *list_pages)
+{
+	SimhashMetaPageData meta;
+	double		live;
+	double		pages_per_entry;
+	uint64		largest = 0;
+
+	simhash_read_meta(index, &meta);
+	live = (double) meta.pending.nentries + (double) meta.flushing.nentries;
+	pages_per_entry = (double) meta.ntables / SIMHASH_PAGE_ITEMS;
+	for (int i = 0; i < meta.nruns; i++)
+	{
+		SimhashRunHeader *h = simhash_read_run_header(index, meta.runs[i].header,
+													  meta.runs[i].generation, strategy);
+
+		live += (double) h->nentries - (double) Min(h->ndead, h->nentries);
+		if (h->nentries > largest)
+		{
+			largest = h->nentries;
+			pages_per_entry = (double) h->npages / (double) h->nentries;
+		}
+		pfree(h);
+	}
+	*list_pages = (meta.nulls.nentries + SIMHASH_PAGE_ITEMS - 1) / SIMHASH_PAGE_ITEMS;
+	return SIMHASH_METAPAGE_BLKNO + 1 + *list_pages + (BlockNumber) ceil(live * pages_per_entry);
+}
+
+/*
+ * Compaction (issue #13, goal 2): when the file, not counting the free
+ * pages at its end, is more than SIMHASH_COMPACT_SLACK times what its live
+ * entries would take as one run (compacted_size(): free pages, dead
+ * entries, several runs, pending entries), rewrite every run and the
+ * pending list as one run in the lowest pages, so that the rest of the
+ * file is free at its end for truncate_free_tail().  If the free pages
+ * below the goal (the compacted size and a tenth) cannot take the run, a
+ * first rewrite moves everything above the goal (allocation floor,
+ * alloc.c) and a second one back below it.  Each rewrite is an ordinary
+ * merge (WAL-logged, crash-safe, concurrent scans keep reading the runs
+ * they copied from the metapage), and what it replaces is recycled at once
+ * only when no snapshot could still read it (simhash_recycle_early());
+ * with an older snapshot, nothing is done.
+ */
+static void
+compact_index(Relation index, BufferAccessStrategy strategy)
+{
+	BlockNumber nblocks;
+	BlockNumber compacted;
+	BlockNumber list_pages;
+	BlockNumber goal;
+
+	recycle_now(index, strategy);
+	/* the free pages at the end need only a truncation */
+	nblocks = simhash_without_free_tail(index, RelationGetNumberOfBlocks(index), strategy);
+	compacted = compacted_size(index, strategy, &list_pages);
+	if ((double) nblocks <= SIMHASH_COMPACT_SLACK * compacted + SIMHASH_COMPACT_MIN)
+		return;
+	/* what the rewrites replace could not be recycled now: it would only grow */
+	if (!simhash_no_snapshot_before(ReadNextFullTransactionId()))
+		return;
+	goal = compacted + compacted / 10;
+	if (count_free_pages(index, Min(goal, nblocks)) < compacted - list_pages - 1)
+	{
+		simhash_alloc_restart(index, goal);
+		simhash_flush_and_merge(index, true, true, SIMHASH_VACUUM_DEAD_FRACTION);
+		recycle_now(index, strategy);
+	}
+	simhash_alloc_restart(index, SIMHASH_METAPAGE_BLKNO + 1);
+	simhash_flush_and_merge(index, true, true, SIMHASH_VACUUM_DEAD_FRACTION);
+	recycle_now(index, strategy);
 }
 
 /*
@@ -403,6 +502,7 @@ simhash_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
 	/* the merge below takes its pages from the map: searches start at the top */
 	IndexFreeSpaceMapVacuum(index);
 	simhash_flush_and_merge(index, true, false, SIMHASH_VACUUM_DEAD_FRACTION);
+	compact_index(index, info->strategy);
 	truncate_free_tail(index, info->strategy);
 	IndexFreeSpaceMapVacuum(index);
 

@@ -293,7 +293,8 @@ $node->safe_psql('postgres', q{
 # build the indexes: CREATE INDEX over 4,000 rows (runs with inner pages),
 # inserts that flush and merge, deletes and VACUUM, then either retired
 # items (a snapshot held during flushes keeps them) or more inserts and a
-# VACUUM that recycles (free pages); last a pending list and NULLs.  The
+# VACUUM that recycles, and flushes that recycle (free pages); last a
+# pending list and NULLs.  The
 # heap is never truncated: the restored indexes hold entries of rolled-back
 # inserts, whose TIDs must stay inside the heap.
 my (@small, @large);
@@ -322,6 +323,13 @@ for my $i (1 .. $nindexes)
 		VACUUM $tbl;
 		SELECT txid_current();
 		VACUUM $tbl;
+	});
+	# VACUUM compacts the index and truncates its free pages (issue #13):
+	# flushes after it retire runs and lists, and recycle them inside the file
+	$node->safe_psql('postgres', qq{
+		INSERT INTO $tbl SELECT g, near(g % 400 + 1, g / 400 + $i) FROM generate_series(12101, 14200) g;
+		SELECT txid_current();
+		INSERT INTO $tbl SELECT g, near(g % 400 + 1, g / 400 + $i) FROM generate_series(14201, 16300) g;
 	});
 }
 
