@@ -1,7 +1,7 @@
 -- issue #13, goal 2: a chunked CREATE INDEX (maintenance_work_mem too
 -- small for one run) leaves no free pages behind: its size is within a few
 -- pages of a build in memory, and it answers as that one does.
--- (Churn, DELETE and VACUUM against a fresh build: test/t/031_index_churn.pl.)
+-- (Churn, DELETE and VACUUM against a fresh build: test/t/032_index_churn.pl.)
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS simhash;
 RESET client_min_messages;

@@ -1,4 +1,4 @@
-# test/t/031_index_churn.pl: the index's size under churn (issue #13,
+# test/t/032_index_churn.pl: the index's size under churn (issue #13,
 # goal 2).  Rows inserted one per transaction (flushes and merges), then a
 # DELETE of 10% and one VACUUM (in parallel, as PostgreSQL runs it for a
 # table with two indexes): the index must be at most 1.2 times a fresh
