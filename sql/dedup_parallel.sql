@@ -100,6 +100,59 @@ RESET simhash.parallel_min_rows;
 -- the setting's range
 SET simhash.parallel_min_rows = -1;
 
+-- the read by a parallel table scan (src/dedup/read_parallel.c): workers
+-- and the leader scan the table and take (id, fingerprint) from the
+-- tuples; inputs a scan cannot read as the SPI query would stay on SPI
+SET max_parallel_maintenance_workers = 2;
+SET simhash.parallel_min_rows = 0;
+-- integer ids: read as bigint, or as their own type (NULL fingerprints
+-- included)
+CREATE TABLE pp4 AS SELECT id::integer AS id, h FROM pp;
+ANALYZE pp4;
+SELECT pp_compare('simhash_pairs(''pp4'', ''id'', ''h'', 3)');
+SELECT pp_compare('simhash_pairs(''pp4'', ''id'', ''h'', id_type => NULL::integer, max_distance => 3)');
+SELECT pp_compare('simhash_groups(''pp4'', ''id'', ''h'', 3)');
+SELECT pp_compare('simhash_groups(''pp4'', ''id'', ''h'', 2, ''leader'')');
+-- the rows the query sees: the transaction's own deletes and updates
+BEGIN;
+DELETE FROM pp4 WHERE id % 3 = 0;
+UPDATE pp4 SET h = (h::bigint # 1)::simhash64 WHERE id % 5 = 0;
+SELECT pp_compare('simhash_pairs(''pp4'', ''id'', ''h'', 3)');
+SELECT pp_compare('simhash_groups(''pp4'', ''id'', ''h'', 3)');
+ROLLBACK;
+-- the progress messages say who read: workers for pp4, SPI for text ids
+SET simhash.progress_interval = 0;
+SELECT count(*) FROM simhash_pairs('pp4', 'id', 'h', 3);
+SELECT count(*) FROM simhash_pairs('pp4', 'id', 'h', NULL::text, 3);
+RESET simhash.progress_interval;
+-- a NULL id fails the job, whichever participant meets it
+INSERT INTO pp4 VALUES (NULL, simhash_hash('x')::simhash64);
+\set VERBOSITY terse
+SELECT count(*) FROM simhash_pairs('pp4', 'id', 'h', 3);
+\set VERBOSITY default
+DELETE FROM pp4 WHERE id IS NULL;
+-- row level security: the policy's rows only (SPI applies it)
+CREATE ROLE regress_pp_reader;
+GRANT SELECT ON pp4 TO regress_pp_reader;
+ALTER TABLE pp4 ENABLE ROW LEVEL SECURITY;
+CREATE POLICY pp4_even ON pp4 FOR SELECT TO regress_pp_reader USING (id % 2 = 0);
+SET ROLE regress_pp_reader;
+SELECT pp_compare('simhash_pairs(''pp4'', ''id'', ''h'', 3)');
+SELECT count(*) FILTER (WHERE id_a % 2 = 1 OR id_b % 2 = 1) AS hidden_rows
+FROM simhash_pairs('pp4', 'id', 'h', 3);
+RESET ROLE;
+ALTER TABLE pp4 DISABLE ROW LEVEL SECURITY;
+-- a column the user may not read: the read fails as the query would
+REVOKE SELECT ON pp4 FROM regress_pp_reader;
+GRANT SELECT (id) ON pp4 TO regress_pp_reader;
+SET ROLE regress_pp_reader;
+SELECT count(*) FROM simhash_pairs('pp4', 'id', 'h', 3);
+RESET ROLE;
+DROP TABLE pp4;
+DROP ROLE regress_pp_reader;
+RESET max_parallel_maintenance_workers;
+RESET simhash.parallel_min_rows;
+
 -- CREATE INDEX: the tables sorted by parallel workers give the serial
 -- index, page for page (but the page LSNs, set by the build's WAL)
 SET client_min_messages = warning;

@@ -43,6 +43,11 @@ typedef struct DedupInput
 	char	   *relname;		/* quoted, schema-qualified */
 	char	   *id_column;
 	char	   *hash_column;	/* the value column: fingerprints, text... */
+	AttrNumber	id_attnum;		/* the columns' numbers */
+	AttrNumber	value_attnum;
+	Oid			id_column_type; /* the id column's own type */
+	int16		value_typlen;	/* the value column's type */
+	bool		value_typbyval;
 	Oid			id_type;		/* the ids' type (the id_type argument's) */
 	int16		id_typlen;
 	bool		id_typbyval;
@@ -151,6 +156,18 @@ typedef struct DedupProgress
 extern int	simhash_progress_interval;
 extern void dedup_progress_start(DedupProgress *p, const char *fname);
 extern void dedup_progress(DedupProgress *p, const char *fmt,...) pg_attribute_printf(2, 3);
+
+/*
+ * read_parallel.c: the read by a parallel table scan in workers and the
+ * leader, for inputs a heap scan can read as SPI would (a plain table
+ * readable by the user without row security, by-value ids of the column's
+ * type or integers widened to bigint, a by-value value column) when the
+ * table has at least simhash.parallel_min_rows rows (estimated).  Calls fn
+ * for every row in the leader, as dedup_read() does, in another order, and
+ * sets *nrows; false, having read nothing, if the read is not for workers.
+ */
+extern bool dedup_read_parallel(DedupInput *in, DedupRowFn fn, void *arg,
+								uint64 *nrows, DedupProgress *progress);
 
 /* ---- groups.c: connected components over row numbers ---- */
 
