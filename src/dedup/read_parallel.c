@@ -50,6 +50,7 @@
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
+#include "optimizer/optimizer.h"
 #include "storage/bufmgr.h"
 #include "storage/sharedfileset.h"
 #include "storage/shm_toc.h"
@@ -350,14 +351,18 @@ dedup_read_parallel(DedupInput *in, DedupRowFn fn, void *arg, uint64 *nrows,
 	dedup_progress(progress, "reading %s, parallel workers: %d",
 				   in->relname, pcxt->nworkers_launched);
 
-	/* the leader's share goes to the job at once, then the workers' */
+	/*
+	 * the leader's share (unless parallel_leader_participation is off, as
+	 * in a btree's build) goes to the job at once, then the workers'
+	 */
 	sink = palloc0(sizeof(ReadSink));
 	sink->fn = fn;
 	sink->arg = arg;
 	sink->progress = progress;
 	sink->rowcxt = AllocSetContextCreate(CurrentMemoryContext, "simhash dedup row",
 										 ALLOCSET_DEFAULT_SIZES);
-	scan_share(sh, rel, pscan, sink);
+	if (parallel_leader_participation || pcxt->nworkers_launched == 0)
+		scan_share(sh, rel, pscan, sink);
 	WaitForParallelWorkersToFinish(pcxt);
 	for (int i = 0; i < pcxt->nworkers_launched; i++)
 		read_worker_rows(sh, i, sink);

@@ -94,6 +94,7 @@
 #define SIMHASH_AM_H
 
 #include "access/amapi.h"
+#include "access/tableam.h"
 #include "access/generic_xlog.h"
 #include "nodes/execnodes.h"
 #include "nodes/pathnodes.h"
@@ -483,6 +484,14 @@ extern void simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 									double dead_fraction);
 
 /* ---- callbacks ---- */
+/*
+ * build_scan.c: the build's heap scan by parallel workers and the leader,
+ * every row passed to callback in the leader in a serial scan's order;
+ * returns the heap tuples, or -1 having done nothing (then scan serially)
+ */
+extern double simhash_build_scan_parallel(Relation heap, Relation index,
+										  IndexInfo *indexInfo,
+										  IndexBuildCallback callback, void *state);
 /* build_parallel.c: the build's one run, its tables sorted by parallel workers */
 extern BlockNumber simhash_build_write_run(Relation index, const SimhashBlocks *blocks,
 										   const SimhashRunInput *input, uint64 generation);
