@@ -8,6 +8,9 @@
  *		  DestReceiver (the caller's privileges, a parallel plan when the
  *		  planner picks one), the ids by row number in a temporary file
  *		  (DedupIds), and progress NOTICEs;
+ *		- read_parallel.c: the same read by a parallel table scan in
+ *		  parallel workers and the leader, for the inputs a heap scan reads
+ *		  as the SPI query would (issue #14);
  *		- search.c: the pair search within maintenance_work_mem: rows
  *		  in memory, or split into temporary files by the bits of each table
  *		  group's block (see blocks.h, rowpairs.h), part by part;

@@ -9,7 +9,8 @@
  * usual privilege checks apply (SELECT on the two columns).  Its rows go to
  * a DestReceiver, never into an SPI tuple table, so memory does not grow
  * with the table; the query runs to completion in one go, so the planner
- * may use a parallel sequential scan.
+ * may use a parallel sequential scan.  Large plain tables are read by
+ * parallel workers instead when the input allows (read_parallel.c).
  */
 #include "dedup.h"
 

@@ -286,7 +286,7 @@ plan_workers(DedupInput *in, Relation rel)
 {
 	double		rows = in->reltuples;
 
-	if (IsParallelWorker() || IsInParallelMode() || max_parallel_maintenance_workers <= 0)
+	if (IsParallelWorker() || max_parallel_maintenance_workers <= 0)
 		return 0;
 	if (rows < 0)
 		rows = 100.0 * RelationGetNumberOfBlocks(rel);

@@ -6,6 +6,8 @@
  *
  *	handler.c	the handler (callbacks, properties) and the reloptions
  *	build.c		CREATE INDEX: read the table, write one run (chunks merged)
+ *	build_scan.c	its heap scan by parallel workers, merged into a serial
+ *				scan's order (the same index, page for page)
  *	insert.c	aminsert: append to the pending list, flush when it is long
  *	scan.c		index and bitmap scans, ordered scans by distance rings
  *	vacuum.c	ambulkdelete and amvacuumcleanup

@@ -1,7 +1,9 @@
 # test/t/018_dedup_parallel.pl: the parallel search of simhash_pairs and
 # simhash_groups, and CREATE INDEX ... USING simhash with its tables
 # sorted by parallel workers (issue #14), when something goes wrong while
-# the workers run.  A worker that fails (here: terminated by pg_terminate_backend, a
+# the workers run; the same for the parallel table read of the jobs
+# (src/dedup/read_parallel.c) and the parallel heap scan of CREATE INDEX
+# (src/index/build_scan.c), on a table whose jobs have no other workers.  A worker that fails (here: terminated by pg_terminate_backend, a
 # FATAL in the worker) must fail the job in the leader with the worker's
 # error; a cancelled job must stop its workers; neither may leave workers,
 # temporary files or shared memory behind, and the session must go on.
@@ -50,9 +52,12 @@ sub start_job
 }
 
 # no worker of that leader left, no temporary file, and the session works
+# (runs $sql, default the job above, and expects $want)
 sub check_clean
 {
-	my ($name, $s, $pid) = @_;
+	my ($name, $s, $pid, $sql, $want) = @_;
+	$sql //= $job;
+	$want //= $expected;
 	ok($node->poll_query_until('postgres', qq{
 		SELECT count(*) = 0 FROM pg_stat_activity
 		WHERE backend_type = 'parallel worker' AND leader_pid = $pid
@@ -60,7 +65,7 @@ sub check_clean
 	is($node->safe_psql('postgres',
 		"SELECT count(*) FROM pg_ls_dir('base/pgsql_tmp', true, false) f"),
 		'0', "$name: no temporary file left");
-	is($s->query_safe($job . ';'), $expected, "$name: the session runs the job again, same result");
+	is($s->query_safe($sql . ';'), $want, "$name: the session runs the job again, same result");
 }
 
 # 1. a worker fails: the job fails with its error
@@ -125,6 +130,66 @@ is($node->safe_psql('postgres', "SELECT count(*) FROM pg_class WHERE relname = '
 $s->query_safe($build . ';');
 is($s->query_safe("SELECT simhash_index_check('t_h', false) IS NOT NULL;"), 't',
 	'index cancel: a build afterwards works and checks');
+$s->quit;
+
+# 5. the parallel read: a table whose job has one table group
+# (max_distance 0: no search workers), so the only workers are the read's;
+# a worker terminated while it reads fails the job with its error
+$node->safe_psql('postgres', q{
+	CREATE TABLE r (id bigint, h simhash64);
+	INSERT INTO r SELECT i, simhash_hash((i % 1500000)::text)::simhash64 FROM generate_series(1, 2000000) i;
+	ANALYZE r;
+});
+my $read_job = "SELECT count(*) FROM simhash_pairs('r', 'id', 'h', 0)";
+my $read_expected = $node->safe_psql('postgres',
+	"SET max_parallel_maintenance_workers = 0; $read_job");
+is($read_expected, '500000', 'read: the serial job finds the planted copies');
+($s, $pid) = start_job('read worker error', $read_job);
+$node->safe_psql('postgres', qq{
+	SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+	WHERE backend_type = 'parallel worker' AND leader_pid = $pid
+	LIMIT 1
+});
+$out = $s->query('SELECT 1 AS done;');
+like($s->{stderr}, qr/terminating background worker "parallel worker" due to administrator command/,
+	'read worker error: the leader raises the worker\'s error');
+$s->{stderr} = '';
+check_clean('read worker error', $s, $pid, $read_job, $read_expected);
+$s->quit;
+# cancelled while its workers read
+($s, $pid) = start_job('read cancel', $read_job);
+$node->safe_psql('postgres', "SELECT pg_cancel_backend($pid)");
+$out = $s->query('SELECT 1 AS done;');
+like($s->{stderr}, qr/canceling statement due to user request/, 'read cancel: the job is cancelled');
+$s->{stderr} = '';
+check_clean('read cancel', $s, $pid, $read_job, $read_expected);
+$s->quit;
+
+# 6. the parallel heap scan of CREATE INDEX: one table (blocks = 1,
+# max_distance = 0: no sort workers), a scan worker terminated
+my $scan_build = 'CREATE INDEX r_h ON r USING simhash (h) WITH (blocks = 1, max_distance = 0)';
+($s, $pid) = start_job('index scan worker error', $scan_build);
+$node->safe_psql('postgres', qq{
+	SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+	WHERE backend_type = 'parallel worker' AND leader_pid = $pid
+	LIMIT 1
+});
+$out = $s->query('SELECT 1 AS done;');
+like($s->{stderr}, qr/terminating background worker "parallel worker" due to administrator command/,
+	'index scan worker error: the build fails with the worker\'s error');
+$s->{stderr} = '';
+ok($node->poll_query_until('postgres', qq{
+	SELECT count(*) = 0 FROM pg_stat_activity
+	WHERE backend_type = 'parallel worker' AND leader_pid = $pid
+}), 'index scan worker error: no parallel worker left');
+is($node->safe_psql('postgres', "SELECT count(*) FROM pg_class WHERE relname = 'r_h'"), '0',
+	'index scan worker error: no index left');
+is($node->safe_psql('postgres',
+	"SELECT count(*) FROM pg_ls_dir('base/pgsql_tmp', true, false) f"),
+	'0', 'index scan worker error: no temporary file left');
+$s->query_safe($scan_build . ';');
+is($s->query_safe("SELECT simhash_index_check('r_h', false) IS NOT NULL;"), 't',
+	'index scan worker error: a build afterwards works and checks');
 $s->quit;
 
 # nothing leaked in the server's view either
