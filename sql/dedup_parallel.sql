@@ -127,6 +127,25 @@ SET simhash.progress_interval = 0;
 SELECT count(*) FROM simhash_pairs('pp4', 'id', 'h', 3);
 SELECT count(*) FROM simhash_pairs('pp4', 'id', 'h', NULL::text, 3);
 RESET simhash.progress_interval;
+-- inheritance children are read too (through SPI), and a materialized
+-- view by the scan
+CREATE TABLE pp4_child (extra int) INHERITS (pp4);
+INSERT INTO pp4_child SELECT id + 100000, h FROM pp4 WHERE id <= 300;
+CREATE MATERIALIZED VIEW pp4_mv AS SELECT * FROM pp4;
+ANALYZE pp4_mv;
+SET simhash.progress_interval = 0;
+SELECT count(*) FROM simhash_pairs('pp4', 'id', 'h', 3);
+SELECT count(*) FROM simhash_pairs('pp4_mv', 'id', 'h', 3);
+DROP MATERIALIZED VIEW pp4_mv;
+DROP TABLE pp4_child;
+ANALYZE pp4;	-- clears relhassubclass: no child left
+-- the table's parallel_workers caps the read's workers (0: SPI)
+ALTER TABLE pp4 SET (parallel_workers = 1);
+SELECT count(*) FROM simhash_pairs('pp4', 'id', 'h', 3);
+ALTER TABLE pp4 SET (parallel_workers = 0);
+SELECT count(*) FROM simhash_pairs('pp4', 'id', 'h', 3);
+ALTER TABLE pp4 RESET (parallel_workers);
+RESET simhash.progress_interval;
 -- a NULL id fails the job, whichever participant meets it
 INSERT INTO pp4 VALUES (NULL, simhash_hash('x')::simhash64);
 \set VERBOSITY terse

@@ -19,9 +19,11 @@
  * sort by id).
  *
  * Which inputs.  Only those a heap scan reads exactly as the query would:
- * a plain table or materialized view (not a view, a partitioned, foreign
- * or temporary table, nor any table while Citus is installed: its
- * distributed tables are read through their shards), without row level
+ * a plain table or populated materialized view (not a view, a
+ * partitioned, foreign or temporary table, a table with inheritance
+ * children, which the query reads too, nor any table while Citus is
+ * installed: its distributed tables are read through their shards),
+ * without row level
  * security for the user, on which the user may SELECT both columns (else
  * SPI runs and reports the missing privilege); ids of a by-value type of
  * at most 8 bytes, the id column's own type or smallint / integer read as
@@ -33,7 +35,8 @@
  * that meets it (a worker's error reaches the leader through the
  * ParallelContext).
  *
- * The workers are max_parallel_maintenance_workers; the memory is the
+ * The workers are max_parallel_maintenance_workers (at most the table's
+ * parallel_workers storage parameter, if set); the memory is the
  * files' buffers (the rows go to the job's search, which holds them as
  * before).  A failed or cancelled job stops the workers; the segment and
  * the files go with the transaction.
@@ -47,6 +50,7 @@
 #include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
@@ -262,6 +266,10 @@ read_by_scan(DedupInput *in, Relation rel, bool *widen)
 		return false;
 	if (RelationUsesLocalBuffers(rel))
 		return false;			/* temporary: workers cannot see its pages */
+	if (has_subclass(in->relid))
+		return false;			/* the query reads its inheritance children too */
+	if (relkind == RELKIND_MATVIEW && !RelationIsPopulated(rel))
+		return false;			/* the query reports it */
 	if (OidIsValid(get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE)))
 		return false;			/* Citus: maybe a distributed table */
 	if (check_enable_rls(in->relid, InvalidOid, true) != RLS_NONE)
@@ -297,6 +305,10 @@ plan_workers(DedupInput *in, Relation rel)
 		rows = 100.0 * RelationGetNumberOfBlocks(rel);
 	if (rows < (double) simhash_parallel_min_rows)
 		return 0;
+	/* the table's parallel_workers storage parameter, if set, caps them */
+	if (RelationGetParallelWorkers(rel, -1) >= 0)
+		return Min(RelationGetParallelWorkers(rel, -1),
+				   Min(max_parallel_maintenance_workers, READ_MAX_WORKERS));
 	return Min(max_parallel_maintenance_workers, READ_MAX_WORKERS);
 }
 

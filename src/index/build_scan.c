@@ -35,7 +35,8 @@
  * an expression and predicate the planner finds parallel safe
  * (plan_create_index_workers() decides for those), estimated rows
  * (pg_class.reltuples; an unanalyzed table counts 100 rows per page) at
- * least simhash.parallel_min_rows, max_parallel_maintenance_workers workers.
+ * least simhash.parallel_min_rows, max_parallel_maintenance_workers workers
+ * (at most the table's parallel_workers storage parameter, if set).
  * Memory: the files' buffers; the rows go to build.c's chunk as before.
  * Errors and cancels: as in build_parallel.c (the ParallelContext).
  */
@@ -282,6 +283,9 @@ plan_workers(Relation heap, Relation index)
 		rows = 100.0 * RelationGetNumberOfBlocks(heap);
 	if (rows < (double) simhash_parallel_min_rows)
 		return 0;
+	/* the table's parallel_workers storage parameter, if set, caps them */
+	if (RelationGetParallelWorkers(heap, -1) >= 0)
+		nworkers = Min(nworkers, RelationGetParallelWorkers(heap, -1));
 	/* expressions and predicates run in the workers: the planner checks them */
 	if (RelationGetIndexExpressions(index) != NIL ||
 		RelationGetIndexPredicate(index) != NIL)

@@ -36,34 +36,20 @@ my $expected = $node->safe_psql('postgres',
 	"SET max_parallel_maintenance_workers = 0; $job");
 
 # start the job in a session; returns (session, its pid) once its parallel
-# workers run
+# workers run.  With $kill, the session has parallel_leader_participation
+# off (the workers do all of a read or scan, which is short) and one of
+# its workers is terminated as soon as it is seen, in the same query.
 sub start_job
 {
-	my ($name, $sql) = @_;
+	my ($name, $sql, $kill) = @_;
 	my $s = $node->background_psql('postgres', on_error_stop => 0);
-	my $pid = $s->query_safe('SELECT pg_backend_pid();');
+	my $pid = $s->query_safe(($kill ? 'SET parallel_leader_participation = off; ' : '')
+		. 'SELECT pg_backend_pid();');
 	chomp $pid;
 	$s->query_until(qr/started/, "\\echo started\n$sql;\n");
+	my $what = $kill ? 'count(pg_terminate_backend(pid))' : 'count(*)';
 	$node->poll_query_until('postgres', qq{
-		SELECT count(*) > 0 FROM pg_stat_activity
-		WHERE backend_type = 'parallel worker' AND leader_pid = $pid
-	}) or die "$name: the job's parallel workers never ran";
-	return ($s, $pid);
-}
-
-# start the job in a session with parallel_leader_participation off (the
-# workers do all of the read or scan, which is short) and terminate one of
-# its workers as soon as it is seen, in the same query; returns (session,
-# its pid)
-sub start_job_kill_worker
-{
-	my ($name, $sql) = @_;
-	my $s = $node->background_psql('postgres', on_error_stop => 0);
-	my $pid = $s->query_safe('SET parallel_leader_participation = off; SELECT pg_backend_pid();');
-	chomp $pid;
-	$s->query_until(qr/started/, "\\echo started\n$sql;\n");
-	$node->poll_query_until('postgres', qq{
-		SELECT count(pg_terminate_backend(pid)) > 0 FROM (
+		SELECT $what > 0 FROM (
 			SELECT pid FROM pg_stat_activity
 			WHERE backend_type = 'parallel worker' AND leader_pid = $pid
 			LIMIT 1) w
@@ -164,7 +150,7 @@ my $read_job = "SELECT count(*) FROM simhash_pairs('r', 'id', 'h', 0)";
 my $read_expected = $node->safe_psql('postgres',
 	"SET max_parallel_maintenance_workers = 0; $read_job");
 is($read_expected, '500000', 'read: the serial job finds the planted copies');
-($s, $pid) = start_job_kill_worker('read worker error', $read_job);
+($s, $pid) = start_job('read worker error', $read_job, 1);
 $out = $s->query('SELECT 1 AS done;');
 like($s->{stderr}, qr/terminating background worker "parallel worker" due to administrator command/,
 	'read worker error: the leader raises the worker\'s error');
@@ -183,7 +169,7 @@ $s->quit;
 # 6. the parallel heap scan of CREATE INDEX: one table (blocks = 1,
 # max_distance = 0: no sort workers), a scan worker terminated
 my $scan_build = 'CREATE INDEX r_h ON r USING simhash (h) WITH (blocks = 1, max_distance = 0)';
-($s, $pid) = start_job_kill_worker('index scan worker error', $scan_build);
+($s, $pid) = start_job('index scan worker error', $scan_build, 1);
 $out = $s->query('SELECT 1 AS done;');
 like($s->{stderr}, qr/terminating background worker "parallel worker" due to administrator command/,
 	'index scan worker error: the build fails with the worker\'s error');
