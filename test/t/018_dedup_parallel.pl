@@ -74,6 +74,26 @@ sub check_clean
 	is($s->query_safe($sql . ';'), $want, "$name: the session runs the job again, same result");
 }
 
+# after a failed build: no worker of that leader left, no index, no
+# temporary file; the build then works in the session and checks
+sub check_index_clean
+{
+	my ($name, $s, $pid, $index, $sql) = @_;
+	ok($node->poll_query_until('postgres', qq{
+		SELECT count(*) = 0 FROM pg_stat_activity
+		WHERE backend_type = 'parallel worker' AND leader_pid = $pid
+	}), "$name: no parallel worker left");
+	is($node->safe_psql('postgres', "SELECT count(*) FROM pg_class WHERE relname = '$index'"), '0',
+		"$name: no index left");
+	is($node->safe_psql('postgres',
+		"SELECT count(*) FROM pg_ls_dir('base/pgsql_tmp', true, false) f"),
+		'0', "$name: no temporary file left");
+	$s->query_safe($sql . ';');
+	is($s->query_safe("SELECT simhash_index_check('$index', false) IS NOT NULL;"), 't',
+		"$name: a build afterwards works and checks");
+	$s->quit;
+}
+
 # 1. a worker fails: the job fails with its error
 my ($s, $pid) = start_job('worker error', $job);
 $node->safe_psql('postgres', qq{
@@ -127,16 +147,7 @@ $node->safe_psql('postgres', "SELECT pg_cancel_backend($pid)");
 $out = $s->query('SELECT 1 AS done;');
 like($s->{stderr}, qr/canceling statement due to user request/, 'index cancel: the build is cancelled');
 $s->{stderr} = '';
-ok($node->poll_query_until('postgres', qq{
-	SELECT count(*) = 0 FROM pg_stat_activity
-	WHERE backend_type = 'parallel worker' AND leader_pid = $pid
-}), 'index cancel: no parallel worker left');
-is($node->safe_psql('postgres', "SELECT count(*) FROM pg_class WHERE relname = 't_h'"), '0',
-	'index cancel: no index left');
-$s->query_safe($build . ';');
-is($s->query_safe("SELECT simhash_index_check('t_h', false) IS NOT NULL;"), 't',
-	'index cancel: a build afterwards works and checks');
-$s->quit;
+check_index_clean('index cancel', $s, $pid, 't_h', $build);
 
 # 5. the parallel read: a table whose job has one table group
 # (max_distance 0: no search workers), so the only workers are the read's;
@@ -174,19 +185,7 @@ $out = $s->query('SELECT 1 AS done;');
 like($s->{stderr}, qr/terminating background worker "parallel worker" due to administrator command/,
 	'index scan worker error: the build fails with the worker\'s error');
 $s->{stderr} = '';
-ok($node->poll_query_until('postgres', qq{
-	SELECT count(*) = 0 FROM pg_stat_activity
-	WHERE backend_type = 'parallel worker' AND leader_pid = $pid
-}), 'index scan worker error: no parallel worker left');
-is($node->safe_psql('postgres', "SELECT count(*) FROM pg_class WHERE relname = 'r_h'"), '0',
-	'index scan worker error: no index left');
-is($node->safe_psql('postgres',
-	"SELECT count(*) FROM pg_ls_dir('base/pgsql_tmp', true, false) f"),
-	'0', 'index scan worker error: no temporary file left');
-$s->query_safe($scan_build . ';');
-is($s->query_safe("SELECT simhash_index_check('r_h', false) IS NOT NULL;"), 't',
-	'index scan worker error: a build afterwards works and checks');
-$s->quit;
+check_index_clean('index scan worker error', $s, $pid, 'r_h', $scan_build);
 
 # nothing leaked in the server's view either
 $node->stop;
