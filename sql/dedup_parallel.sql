@@ -100,6 +100,80 @@ RESET simhash.parallel_min_rows;
 -- the setting's range
 SET simhash.parallel_min_rows = -1;
 
+-- the read by a parallel table scan (src/dedup/read_parallel.c): workers
+-- and the leader scan the table and take (id, fingerprint) from the
+-- tuples; inputs a scan cannot read as the SPI query would stay on SPI
+SET max_parallel_maintenance_workers = 2;
+SET simhash.parallel_min_rows = 0;
+-- integer ids: read as bigint, or as their own type (NULL fingerprints
+-- included)
+CREATE TABLE pp4 AS SELECT id::integer AS id, h FROM pp;
+ANALYZE pp4;
+SET parallel_leader_participation = off;	-- the workers read it all
+SELECT pp_compare('simhash_pairs(''pp4'', ''id'', ''h'', 3)');
+SELECT pp_compare('simhash_pairs(''pp4'', ''id'', ''h'', id_type => NULL::integer, max_distance => 3)');
+SELECT pp_compare('simhash_groups(''pp4'', ''id'', ''h'', 3)');
+SELECT pp_compare('simhash_groups(''pp4'', ''id'', ''h'', 2, ''leader'')');
+-- the rows the query sees: the transaction's own deletes and updates
+BEGIN;
+DELETE FROM pp4 WHERE id % 3 = 0;
+UPDATE pp4 SET h = (h::bigint # 1)::simhash64 WHERE id % 5 = 0;
+SELECT pp_compare('simhash_pairs(''pp4'', ''id'', ''h'', 3)');
+SELECT pp_compare('simhash_groups(''pp4'', ''id'', ''h'', 3)');
+ROLLBACK;
+RESET parallel_leader_participation;
+-- the progress messages say who read: workers for pp4, SPI for text ids
+SET simhash.progress_interval = 0;
+SELECT count(*) FROM simhash_pairs('pp4', 'id', 'h', 3);
+SELECT count(*) FROM simhash_pairs('pp4', 'id', 'h', NULL::text, 3);
+RESET simhash.progress_interval;
+-- inheritance children are read too (through SPI), and a materialized
+-- view by the scan
+CREATE TABLE pp4_child (extra int) INHERITS (pp4);
+INSERT INTO pp4_child SELECT id + 100000, h FROM pp4 WHERE id <= 300;
+CREATE MATERIALIZED VIEW pp4_mv AS SELECT * FROM pp4;
+ANALYZE pp4_mv;
+SET simhash.progress_interval = 0;
+SELECT count(*) FROM simhash_pairs('pp4', 'id', 'h', 3);
+SELECT count(*) FROM simhash_pairs('pp4_mv', 'id', 'h', 3);
+DROP MATERIALIZED VIEW pp4_mv;
+DROP TABLE pp4_child;
+ANALYZE pp4;	-- clears relhassubclass: no child left
+-- the table's parallel_workers caps the read's workers (0: SPI)
+ALTER TABLE pp4 SET (parallel_workers = 1);
+SELECT count(*) FROM simhash_pairs('pp4', 'id', 'h', 3);
+ALTER TABLE pp4 SET (parallel_workers = 0);
+SELECT count(*) FROM simhash_pairs('pp4', 'id', 'h', 3);
+ALTER TABLE pp4 RESET (parallel_workers);
+RESET simhash.progress_interval;
+-- a NULL id fails the job, whichever participant meets it
+INSERT INTO pp4 VALUES (NULL, simhash_hash('x')::simhash64);
+\set VERBOSITY terse
+SELECT count(*) FROM simhash_pairs('pp4', 'id', 'h', 3);
+\set VERBOSITY default
+DELETE FROM pp4 WHERE id IS NULL;
+-- row level security: the policy's rows only (SPI applies it)
+CREATE ROLE regress_pp_reader;
+GRANT SELECT ON pp4 TO regress_pp_reader;
+ALTER TABLE pp4 ENABLE ROW LEVEL SECURITY;
+CREATE POLICY pp4_even ON pp4 FOR SELECT TO regress_pp_reader USING (id % 2 = 0);
+SET ROLE regress_pp_reader;
+SELECT pp_compare('simhash_pairs(''pp4'', ''id'', ''h'', 3)');
+SELECT count(*) FILTER (WHERE id_a % 2 = 1 OR id_b % 2 = 1) AS hidden_rows
+FROM simhash_pairs('pp4', 'id', 'h', 3);
+RESET ROLE;
+ALTER TABLE pp4 DISABLE ROW LEVEL SECURITY;
+-- a column the user may not read: the read fails as the query would
+REVOKE SELECT ON pp4 FROM regress_pp_reader;
+GRANT SELECT (id) ON pp4 TO regress_pp_reader;
+SET ROLE regress_pp_reader;
+SELECT count(*) FROM simhash_pairs('pp4', 'id', 'h', 3);
+RESET ROLE;
+DROP TABLE pp4;
+DROP ROLE regress_pp_reader;
+RESET max_parallel_maintenance_workers;
+RESET simhash.parallel_min_rows;
+
 -- CREATE INDEX: the tables sorted by parallel workers give the serial
 -- index, page for page (but the page LSNs, set by the build's WAL)
 SET client_min_messages = warning;
@@ -120,6 +194,50 @@ SELECT pg_relation_size('pp_par') = pg_relation_size('pp_serial') AS same_size,
        count(*) FILTER (WHERE substr(get_raw_page('pp_par1', i), 9) <> substr(get_raw_page('pp_serial', i), 9)) AS differing_pages_1
 FROM generate_series(0, (pg_relation_size('pp_serial') / 8192)::int - 1) i;
 SELECT simhash_index_check('pp_par', true);
+
+-- the heap scan by workers and the leader (src/index/build_scan.c), merged
+-- into a serial scan's order: the same pages with dead rows, HOT chains
+-- (rows under their root's TID), NULLs, an expression, a predicate, and
+-- CONCURRENTLY (an MVCC snapshot)
+CREATE TABLE pq (id integer PRIMARY KEY, body text, h simhash64) WITH (fillfactor = 50);
+INSERT INTO pq SELECT i, 'doc ' || (i % 700) || ' of ' || (i % 13), simhash_hash('q' || (i % 1500))::simhash64
+FROM generate_series(1, 30000) i;
+UPDATE pq SET h = (h::bigint # 3)::simhash64 WHERE id % 4 = 0;
+UPDATE pq SET h = (h::bigint # 12)::simhash64 WHERE id % 8 = 0;
+DELETE FROM pq WHERE id % 7 = 0;
+INSERT INTO pq VALUES (50001, NULL, NULL), (50002, 'x', NULL);
+-- pages of two indexes of the same size that differ (but the LSNs)
+CREATE FUNCTION pq_diff(a regclass, b regclass) RETURNS text LANGUAGE sql AS $$
+SELECT format('%s pages, %s differ', count(*),
+	count(*) FILTER (WHERE substr(get_raw_page(a::text, i), 9) <> substr(get_raw_page(b::text, i), 9)))
+	|| CASE WHEN pg_relation_size(a) <> pg_relation_size(b) THEN ', sizes differ' ELSE '' END
+FROM generate_series(0, (greatest(pg_relation_size(a), pg_relation_size(b)) / 8192)::int - 1) i $$;
+SET min_parallel_table_scan_size = 0;	-- for the planner's check of expressions
+SET max_parallel_maintenance_workers = 0;
+CREATE INDEX pq_col_s ON pq USING simhash (h);
+CREATE INDEX pq_expr_s ON pq USING simhash (simhash(body)) WITH (blocks = 5, max_distance = 2);
+CREATE INDEX pq_part_s ON pq USING simhash (h) WHERE id % 3 = 0;
+CREATE INDEX CONCURRENTLY pq_conc_s ON pq USING simhash (h);
+SET max_parallel_maintenance_workers = 2;
+SET parallel_leader_participation = off;	-- the workers scan it all
+SET client_min_messages = debug1;
+CREATE INDEX pq_col_p ON pq USING simhash (h);
+CREATE INDEX pq_expr_p ON pq USING simhash (simhash(body)) WITH (blocks = 5, max_distance = 2);
+CREATE INDEX pq_part_p ON pq USING simhash (h) WHERE id % 3 = 0;
+CREATE INDEX CONCURRENTLY pq_conc_p ON pq USING simhash (h);
+RESET client_min_messages;
+RESET parallel_leader_participation;
+SELECT pq_diff('pq_col_s', 'pq_col_p') AS col, pq_diff('pq_expr_s', 'pq_expr_p') AS expr,
+       pq_diff('pq_part_s', 'pq_part_p') AS part, pq_diff('pq_conc_s', 'pq_conc_p') AS conc;
+SELECT simhash_index_check('pq_col_p', true) IS NOT NULL AS checked;
+SET enable_seqscan = off;
+SELECT count(*) FROM pq a, pq b WHERE b.h <~> a.h <= 2 AND a.id < b.id;
+RESET enable_seqscan;
+SELECT count(*) FROM pq a, pq b WHERE b.h <~> a.h <= 2 AND a.id < b.id;
+RESET min_parallel_table_scan_size;
+DROP TABLE pq;
+DROP FUNCTION pq_diff(regclass, regclass);
+
 -- a search through it
 DROP INDEX pp_serial, pp_par1;
 SET enable_seqscan = off;

@@ -8,6 +8,9 @@
  *		  DestReceiver (the caller's privileges, a parallel plan when the
  *		  planner picks one), the ids by row number in a temporary file
  *		  (DedupIds), and progress NOTICEs;
+ *		- read_parallel.c: the same read by a parallel table scan in
+ *		  parallel workers and the leader, for the inputs a heap scan reads
+ *		  as the SPI query would (issue #14);
  *		- search.c: the pair search within maintenance_work_mem: rows
  *		  in memory, or split into temporary files by the bits of each table
  *		  group's block (see blocks.h, rowpairs.h), part by part;
@@ -43,6 +46,11 @@ typedef struct DedupInput
 	char	   *relname;		/* quoted, schema-qualified */
 	char	   *id_column;
 	char	   *hash_column;	/* the value column: fingerprints, text... */
+	AttrNumber	id_attnum;		/* the columns' numbers */
+	AttrNumber	value_attnum;
+	Oid			id_column_type; /* the id column's own type */
+	int16		value_typlen;	/* the value column's type */
+	bool		value_typbyval;
 	Oid			id_type;		/* the ids' type (the id_type argument's) */
 	int16		id_typlen;
 	bool		id_typbyval;
@@ -151,6 +159,18 @@ typedef struct DedupProgress
 extern int	simhash_progress_interval;
 extern void dedup_progress_start(DedupProgress *p, const char *fname);
 extern void dedup_progress(DedupProgress *p, const char *fmt,...) pg_attribute_printf(2, 3);
+
+/*
+ * read_parallel.c: the read by a parallel table scan in workers and the
+ * leader, for inputs a heap scan can read as SPI would (a plain table
+ * readable by the user without row security, by-value ids of the column's
+ * type or integers widened to bigint, a by-value value column) when the
+ * table has at least simhash.parallel_min_rows rows (estimated).  Calls fn
+ * for every row in the leader, as dedup_read() does, in another order, and
+ * sets *nrows; false, having read nothing, if the read is not for workers.
+ */
+extern bool dedup_read_parallel(DedupInput *in, DedupRowFn fn, void *arg,
+								uint64 *nrows, DedupProgress *progress);
 
 /* ---- groups.c: connected components over row numbers ---- */
 

@@ -9,7 +9,8 @@
  * usual privilege checks apply (SELECT on the two columns).  Its rows go to
  * a DestReceiver, never into an SPI tuple table, so memory does not grow
  * with the table; the query runs to completion in one go, so the planner
- * may use a parallel sequential scan.
+ * may use a parallel sequential scan.  Large plain tables are read by
+ * parallel workers instead when the input allows (read_parallel.c).
  */
 #include "dedup.h"
 
@@ -143,7 +144,10 @@ dedup_input_init_columns(DedupInput *in, FunctionCallInfo fcinfo, const char *fn
 				 errmsg("column \"%s\" of relation \"%s\" does not exist",
 						id_att == InvalidAttrNumber ? in->id_column : in->hash_column,
 						relname)));
+	in->id_attnum = id_att;
+	in->value_attnum = value_att;
 	get_atttypetypmodcoll(in->relid, value_att, &type, &typmod, &col_coll);
+	get_typlenbyval(type, &in->value_typlen, &in->value_typbyval);
 	if (getBaseType(type) != value_type)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
@@ -152,6 +156,7 @@ dedup_input_init_columns(DedupInput *in, FunctionCallInfo fcinfo, const char *fn
 						format_type_be(value_type)),
 				 value_hint ? errhint("%s", value_hint) : 0));
 	get_atttypetypmodcoll(in->relid, id_att, &col_type, &typmod, &col_coll);
+	in->id_column_type = col_type;
 	in->id_type = id_type_arg < 0 ? INT8OID :
 		get_fn_expr_argtype(fcinfo->flinfo, id_type_arg);
 	if (!OidIsValid(in->id_type))
@@ -312,6 +317,14 @@ dedup_read(DedupInput *in, DedupRowFn fn, void *arg)
 	r.rowcxt = AllocSetContextCreate(CurrentMemoryContext, "simhash dedup row",
 									 ALLOCSET_DEFAULT_SIZES);
 	dedup_progress_start(&r.progress, in->fname);
+
+	/* by parallel workers if the input allows and it is worth it */
+	if (dedup_read_parallel(in, fn, arg, &r.nrows, &r.progress))
+	{
+		MemoryContextDelete(r.rowcxt);
+		dedup_progress(&r.progress, "read " UINT64_FORMAT " rows", r.nrows);
+		return r.nrows;
+	}
 
 	initStringInfo(&query);
 	appendStringInfo(&query, "SELECT %s::%s, %s FROM %s",

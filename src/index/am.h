@@ -6,6 +6,8 @@
  *
  *	handler.c	the handler (callbacks, properties) and the reloptions
  *	build.c		CREATE INDEX: read the table, write one run (chunks merged)
+ *	build_scan.c	its heap scan by parallel workers, merged into a serial
+ *				scan's order (the same index, page for page)
  *	insert.c	aminsert: append to the pending lanes, flush when they are long
  *	pending.c	the pending lanes and the nulls list: appends (issue #13)
  *	scan.c		index and bitmap scans, ordered scans by distance rings
@@ -147,6 +149,7 @@
 #define SIMHASH_AM_H
 
 #include "access/amapi.h"
+#include "access/tableam.h"
 #include "access/generic_xlog.h"
 #include "nodes/execnodes.h"
 #include "nodes/pathnodes.h"
@@ -557,6 +560,14 @@ extern void simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 									double dead_fraction);
 
 /* ---- callbacks ---- */
+/*
+ * build_scan.c: the build's heap scan by parallel workers and the leader,
+ * every row passed to callback in the leader in a serial scan's order;
+ * returns the heap tuples, or -1 having done nothing (then scan serially)
+ */
+extern double simhash_build_scan_parallel(Relation heap, Relation index,
+										  IndexInfo *indexInfo,
+										  IndexBuildCallback callback, void *state);
 /* build_parallel.c: the build's one run, its tables sorted by parallel workers */
 extern BlockNumber simhash_build_write_run(Relation index, const SimhashBlocks *blocks,
 										   const SimhashRunInput *input, uint64 generation);

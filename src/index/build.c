@@ -181,8 +181,11 @@ simhash_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	bs.cap = Min(bs.chunk, (size_t) 1 << 16);
 	simhash_run_input_reserve(&bs.input, bs.cap);
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, SIMHASH_BUILD_PHASE_SCAN);
-	reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
-									   build_callback, (void *) &bs, NULL);
+	/* by parallel workers if worth it (build_scan.c), else here */
+	reltuples = simhash_build_scan_parallel(heap, index, indexInfo, build_callback, &bs);
+	if (reltuples < 0)
+		reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
+										   build_callback, (void *) &bs, NULL);
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, SIMHASH_BUILD_PHASE_WRITE);
 	{

@@ -1,7 +1,9 @@
 # test/t/018_dedup_parallel.pl: the parallel search of simhash_pairs and
 # simhash_groups, and CREATE INDEX ... USING simhash with its tables
 # sorted by parallel workers (issue #14), when something goes wrong while
-# the workers run.  A worker that fails (here: terminated by pg_terminate_backend, a
+# the workers run; the same for the parallel table read of the jobs
+# (src/dedup/read_parallel.c) and the parallel heap scan of CREATE INDEX
+# (src/index/build_scan.c), on a table whose jobs have no other workers.  A worker that fails (here: terminated by pg_terminate_backend, a
 # FATAL in the worker) must fail the job in the leader with the worker's
 # error; a cancelled job must stop its workers; neither may leave workers,
 # temporary files or shared memory behind, and the session must go on.
@@ -34,25 +36,34 @@ my $expected = $node->safe_psql('postgres',
 	"SET max_parallel_maintenance_workers = 0; $job");
 
 # start the job in a session; returns (session, its pid) once its parallel
-# workers run
+# workers run.  With $kill, the session has parallel_leader_participation
+# off (the workers do all of a read or scan, which is short) and one of
+# its workers is terminated as soon as it is seen, in the same query.
 sub start_job
 {
-	my ($name, $sql) = @_;
+	my ($name, $sql, $kill) = @_;
 	my $s = $node->background_psql('postgres', on_error_stop => 0);
-	my $pid = $s->query_safe('SELECT pg_backend_pid();');
+	my $pid = $s->query_safe(($kill ? 'SET parallel_leader_participation = off; ' : '')
+		. 'SELECT pg_backend_pid();');
 	chomp $pid;
 	$s->query_until(qr/started/, "\\echo started\n$sql;\n");
+	my $what = $kill ? 'count(pg_terminate_backend(pid))' : 'count(*)';
 	$node->poll_query_until('postgres', qq{
-		SELECT count(*) > 0 FROM pg_stat_activity
-		WHERE backend_type = 'parallel worker' AND leader_pid = $pid
+		SELECT $what > 0 FROM (
+			SELECT pid FROM pg_stat_activity
+			WHERE backend_type = 'parallel worker' AND leader_pid = $pid
+			LIMIT 1) w
 	}) or die "$name: the job's parallel workers never ran";
 	return ($s, $pid);
 }
 
 # no worker of that leader left, no temporary file, and the session works
+# (runs $sql, default the job above, and expects $want)
 sub check_clean
 {
-	my ($name, $s, $pid) = @_;
+	my ($name, $s, $pid, $sql, $want) = @_;
+	$sql //= $job;
+	$want //= $expected;
 	ok($node->poll_query_until('postgres', qq{
 		SELECT count(*) = 0 FROM pg_stat_activity
 		WHERE backend_type = 'parallel worker' AND leader_pid = $pid
@@ -60,7 +71,27 @@ sub check_clean
 	is($node->safe_psql('postgres',
 		"SELECT count(*) FROM pg_ls_dir('base/pgsql_tmp', true, false) f"),
 		'0', "$name: no temporary file left");
-	is($s->query_safe($job . ';'), $expected, "$name: the session runs the job again, same result");
+	is($s->query_safe($sql . ';'), $want, "$name: the session runs the job again, same result");
+}
+
+# after a failed build: no worker of that leader left, no index, no
+# temporary file; the build then works in the session and checks
+sub check_index_clean
+{
+	my ($name, $s, $pid, $index, $sql) = @_;
+	ok($node->poll_query_until('postgres', qq{
+		SELECT count(*) = 0 FROM pg_stat_activity
+		WHERE backend_type = 'parallel worker' AND leader_pid = $pid
+	}), "$name: no parallel worker left");
+	is($node->safe_psql('postgres', "SELECT count(*) FROM pg_class WHERE relname = '$index'"), '0',
+		"$name: no index left");
+	is($node->safe_psql('postgres',
+		"SELECT count(*) FROM pg_ls_dir('base/pgsql_tmp', true, false) f"),
+		'0', "$name: no temporary file left");
+	$s->query_safe($sql . ';');
+	is($s->query_safe("SELECT simhash_index_check('$index', false) IS NOT NULL;"), 't',
+		"$name: a build afterwards works and checks");
+	$s->quit;
 }
 
 # 1. a worker fails: the job fails with its error
@@ -116,16 +147,45 @@ $node->safe_psql('postgres', "SELECT pg_cancel_backend($pid)");
 $out = $s->query('SELECT 1 AS done;');
 like($s->{stderr}, qr/canceling statement due to user request/, 'index cancel: the build is cancelled');
 $s->{stderr} = '';
-ok($node->poll_query_until('postgres', qq{
-	SELECT count(*) = 0 FROM pg_stat_activity
-	WHERE backend_type = 'parallel worker' AND leader_pid = $pid
-}), 'index cancel: no parallel worker left');
-is($node->safe_psql('postgres', "SELECT count(*) FROM pg_class WHERE relname = 't_h'"), '0',
-	'index cancel: no index left');
-$s->query_safe($build . ';');
-is($s->query_safe("SELECT simhash_index_check('t_h', false) IS NOT NULL;"), 't',
-	'index cancel: a build afterwards works and checks');
+check_index_clean('index cancel', $s, $pid, 't_h', $build);
+
+# 5. the parallel read: a table whose job has one table group
+# (max_distance 0: no search workers), so the only workers are the read's;
+# a worker terminated while it reads fails the job with its error
+$node->safe_psql('postgres', q{
+	CREATE TABLE r (id bigint, h simhash64);
+	INSERT INTO r SELECT i, simhash_hash((i % 1500000)::text)::simhash64 FROM generate_series(1, 2000000) i;
+	ANALYZE r;
+});
+my $read_job = "SELECT count(*) FROM simhash_pairs('r', 'id', 'h', 0)";
+my $read_expected = $node->safe_psql('postgres',
+	"SET max_parallel_maintenance_workers = 0; $read_job");
+is($read_expected, '500000', 'read: the serial job finds the planted copies');
+($s, $pid) = start_job('read worker error', $read_job, 1);
+$out = $s->query('SELECT 1 AS done;');
+like($s->{stderr}, qr/terminating background worker "parallel worker" due to administrator command/,
+	'read worker error: the leader raises the worker\'s error');
+$s->{stderr} = '';
+check_clean('read worker error', $s, $pid, $read_job, $read_expected);
 $s->quit;
+# cancelled while its workers read
+($s, $pid) = start_job('read cancel', $read_job);
+$node->safe_psql('postgres', "SELECT pg_cancel_backend($pid)");
+$out = $s->query('SELECT 1 AS done;');
+like($s->{stderr}, qr/canceling statement due to user request/, 'read cancel: the job is cancelled');
+$s->{stderr} = '';
+check_clean('read cancel', $s, $pid, $read_job, $read_expected);
+$s->quit;
+
+# 6. the parallel heap scan of CREATE INDEX: one table (blocks = 1,
+# max_distance = 0: no sort workers), a scan worker terminated
+my $scan_build = 'CREATE INDEX r_h ON r USING simhash (h) WITH (blocks = 1, max_distance = 0)';
+($s, $pid) = start_job('index scan worker error', $scan_build, 1);
+$out = $s->query('SELECT 1 AS done;');
+like($s->{stderr}, qr/terminating background worker "parallel worker" due to administrator command/,
+	'index scan worker error: the build fails with the worker\'s error');
+$s->{stderr} = '';
+check_index_clean('index scan worker error', $s, $pid, 'r_h', $scan_build);
 
 # nothing leaked in the server's view either
 $node->stop;
