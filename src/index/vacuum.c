@@ -413,9 +413,11 @@ compacted_size(Relation index, BufferAccessStrategy strategy, BlockNumber *list_
 	double		live;
 	double		pages_per_entry;
 	uint64		largest = 0;
+	bool		exact;
 
 	simhash_read_meta(index, &meta);
-	live = (double) meta.pending.nentries + (double) meta.flushing.nentries;
+	/* the lanes' entries (tail pages not counted: an estimate) */
+	live = (double) (simhash_unsorted_nentries(&meta, &exact) - meta.nulls.nentries);
 	pages_per_entry = (double) meta.ntables / SIMHASH_PAGE_ITEMS;
 	for (int i = 0; i < meta.nruns; i++)
 	{
