@@ -844,7 +844,7 @@ compact_grow(RadiusJoinState *js, JoinSide *side, uint64 oldcap)
 
 		side->colvals[c] = side->colvals[c] ?
 			repalloc_huge(side->colvals[c], side->cap * sizeof(Datum)) :
-			MemoryContextAllocHuge(side->tupcxt, side->cap * sizeof(Datum));
+			dedup_alloc_huge(side->tupcxt, side->cap * sizeof(Datum));
 		side->mem += (side->cap - oldcap) * sizeof(Datum);
 		if (side->colnulls[c])
 		{
