@@ -67,6 +67,7 @@ CREATE TABLE forms (form text, q text);
 INSERT INTO forms VALUES
 	('self', 'SELECT a.id AS a, b.id AS b FROM corpus a JOIN corpus b ON a.id < b.id WHERE a.h <~> b.h <= %s'),
 	('self, all pairs', 'SELECT a.id AS a, b.id AS b, a.h <~> b.h AS d FROM corpus a JOIN corpus b ON a.h <~> b.h <= %s'),
+	('self, <=', 'SELECT a.id AS a, b.id AS b FROM corpus a JOIN corpus b ON a.id <= b.id WHERE a.h <~> b.h <= %s'),
 	('two tables', 'SELECT n.id AS n, c.id AS c, c.tag FROM news n JOIN corpus c ON c.h <~> n.h <= %s'),
 	('subqueries', 'SELECT a.id AS a, b.id AS b FROM (SELECT * FROM corpus WHERE id %% 3 <> 0) a JOIN (SELECT id, h FROM corpus WHERE tag <> ''t1'') b ON b.h <~> a.h <= %s AND a.id + 1 <> b.id'),
 	('semi', 'SELECT n.id FROM news n WHERE EXISTS (SELECT 1 FROM corpus c WHERE c.h <~> n.h <= %s)'),

@@ -106,6 +106,7 @@
 #include "rewrite/rewriteManip.h"
 #include "storage/buffile.h"
 #include "utils/guc.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/ruleutils.h"
 #include "utils/tuplestore.h"
@@ -212,6 +213,7 @@ typedef struct RadiusJoinState
 	CustomScanState css;
 	JoinType	jointype;
 	bool		shared;			/* identical inputs: the outer's rows serve both */
+	bool		self_fails;		/* ... and a row with itself fails the quals */
 	JoinSide	side[2];		/* outer, inner */
 	ExprState  *radius;
 	ExprState  *joinquals;
@@ -237,6 +239,7 @@ typedef struct RadiusJoinState
 } RadiusJoinState;
 
 static void plan_row_storage(RadiusJoinState *js, CustomScan *cscan);
+static bool self_pair_fails(RadiusJoinState *js, List *quals);
 static void compact_grow(RadiusJoinState *js, JoinSide *side, uint64 oldcap);
 
 static CustomPathMethods join_path_methods;
@@ -663,6 +666,63 @@ join_begin(CustomScanState *node, EState *estate, int eflags)
 	/* rows come from a tuplestore or the projection: no fixed slot type */
 	node->ss.ps.resultopsfixed = false;
 	plan_row_storage(js, cscan);
+	js->self_fails = js->shared &&
+		self_pair_fails(js, list_nth(cscan->custom_exprs, EXPR_JOINQUALS));
+}
+
+/*
+ * Shared inputs: does a row paired with itself fail the join quals, whatever
+ * its values?  True when one of them (they are ANDed) compares a column of
+ * the outer with the same column of the inner by an operator that a btree
+ * operator family defines as <, > or <> (the negator of its =): x < x is
+ * never true, NULL fails too.  Then the search's pairs are the only
+ * candidates: in `docs a JOIN docs b ON a.id < b.id WHERE a.h <~> b.h <= 3`
+ * the million rows of a 1M-row self-join are not each checked against
+ * themselves.
+ */
+static bool
+self_pair_fails(RadiusJoinState *js, List *quals)
+{
+	JoinSide   *inner = &js->side[1];
+	ListCell   *lc;
+
+	foreach(lc, quals)
+	{
+		OpExpr	   *op = lfirst(lc);
+		Var		   *x,
+				   *y;
+		ListCell   *ic;
+
+		if (!IsA(op, OpExpr) || list_length(op->args) != 2 ||
+			!IsA(linitial(op->args), Var) || !IsA(lsecond(op->args), Var))
+			continue;
+		x = linitial(op->args);
+		y = lsecond(op->args);
+		if (x->varno != INDEX_VAR || y->varno != INDEX_VAR)
+			continue;
+		if (x->varattno > inner->first)
+		{
+			Var		   *t = x;
+
+			x = y;
+			y = t;
+		}
+		/* x: an outer column, y: the inner column that is the same */
+		if (x->varattno < 1 || x->varattno > inner->first ||
+			y->varattno <= inner->first || y->varattno > inner->first + inner->ncols ||
+			inner->map[y->varattno - inner->first - 1] != x->varattno - 1)
+			continue;
+		foreach(ic, get_op_btree_interpretation(op->opno))
+		{
+			OpBtreeInterpretation *bi = lfirst(ic);
+
+			if (bi->strategy == BTLessStrategyNumber ||
+				bi->strategy == BTGreaterStrategyNumber ||
+				bi->strategy == ROWCOMPARE_NE)
+				return true;
+		}
+	}
+	return false;
 }
 
 /*
@@ -1230,7 +1290,7 @@ read_side(RadiusJoinState *js, int s, DedupSearch *search, bool all_pairs, Size 
 	TupleTableSlot *scan = js->css.ss.ss_ScanTupleSlot;
 	bool		any_pairs = search != NULL || all_pairs;
 	/* the rows with a fingerprint: for all pairs, or each row with itself */
-	bool		mark_hashed = all_pairs || (js->shared && search != NULL);
+	bool		mark_hashed = all_pairs || (js->shared && !js->self_fails && search != NULL);
 
 	ExecClearTuple(scan);
 	clear_side(js, &js->side[1 - s]);
@@ -1411,7 +1471,7 @@ join_run(RadiusJoinState *js)
 	if (search)
 	{
 		/* shared inputs: each row with itself, in row order, then the search's pairs */
-		if (js->shared)
+		if (js->shared && !js->self_fails)
 			for (uint64 r = 0; r < js->side[0].nrows; r++)
 			{
 				if (r % CROSS_BATCH == 0)
