@@ -96,12 +96,13 @@ dedup_alloc_huge(MemoryContext cxt, Size size)
 		 * Linux places on a 2MB boundary) ends on one: its last page can be
 		 * huge too.  Its first: the headers before p are in its first 4kB.
 		 */
-		size = TYPEALIGN(DEDUP_HUGE_PAGE, size) - 4096;
+		size = TYPEALIGN(DEDUP_HUGE_PAGE, size + 4096) - 4096;
 		p = MemoryContextAllocHuge(cxt, size);
 		lo = TYPEALIGN_DOWN(DEDUP_HUGE_PAGE, (uintptr_t) p);
 		if (lo < TYPEALIGN_DOWN(4096, (uintptr_t) p))
 			lo += DEDUP_HUGE_PAGE;
-		hi = TYPEALIGN(DEDUP_HUGE_PAGE, (uintptr_t) p + size);
+		/* only pages that hold some of the block: no other memory is advised */
+		hi = TYPEALIGN_DOWN(DEDUP_HUGE_PAGE, TYPEALIGN(4096, (uintptr_t) p + size));
 		if (hi > lo)
 			(void) madvise((void *) lo, hi - lo, MADV_HUGEPAGE);
 		return p;
