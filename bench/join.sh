@@ -12,7 +12,7 @@
 #   count        SELECT count(*) FROM docs (the unit of the ratios)
 #   pairs        simhash_pairs('docs', 'id', 'h', 3), maintenance_work_mem 2GB
 #   join         SELECT count(*) FROM docs a JOIN docs b ON a.id < b.id
-#                WHERE a.h <~> b.h <= 3, work_mem WM (in memory: 80 bytes per
+#                WHERE a.h <~> b.h <= 3, work_mem WM (in memory: 40 bytes per
 #                row, at least 256MB)
 #   join_4MB     the same at the default work_mem (rows spill to temporary
 #                files; at most 2M rows)
@@ -40,9 +40,10 @@ source bench/planted.sh
 planted_setup join "$@"
 MAXN=0
 for n in $GRID; do [ "$n" -gt "$MAXN" ] && MAXN=$n; done
-# work_mem that keeps the join in memory: 80 bytes a row (the search's half
-# and the rows' quarter of work_mem * hash_mem_multiplier 2), at least 256MB
-WM="$(( ((N + MAXN) * 80 / 1048576 + 1) > 256 ? ((N + MAXN) * 80 / 1048576 + 1) : 256 ))MB"
+# work_mem that keeps the join in memory: 40 bytes a row (the search's 40
+# and the kept id's 8 share 3/4 of work_mem * hash_mem_multiplier 2: 32
+# bytes a row of work_mem, and some room), at least 256MB
+WM="$(( ((N + MAXN) * 40 / 1048576 + 1) > 256 ? ((N + MAXN) * 40 / 1048576 + 1) : 256 ))MB"
 step "outer tables: $GRID"
 sql <<EOF
 CREATE UNLOGGED TABLE news AS

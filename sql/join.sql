@@ -67,6 +67,7 @@ CREATE TABLE forms (form text, q text);
 INSERT INTO forms VALUES
 	('self', 'SELECT a.id AS a, b.id AS b FROM corpus a JOIN corpus b ON a.id < b.id WHERE a.h <~> b.h <= %s'),
 	('self, all pairs', 'SELECT a.id AS a, b.id AS b, a.h <~> b.h AS d FROM corpus a JOIN corpus b ON a.h <~> b.h <= %s'),
+	('self, <=', 'SELECT a.id AS a, b.id AS b FROM corpus a JOIN corpus b ON a.id <= b.id WHERE a.h <~> b.h <= %s'),
 	('two tables', 'SELECT n.id AS n, c.id AS c, c.tag FROM news n JOIN corpus c ON c.h <~> n.h <= %s'),
 	('subqueries', 'SELECT a.id AS a, b.id AS b FROM (SELECT * FROM corpus WHERE id %% 3 <> 0) a JOIN (SELECT id, h FROM corpus WHERE tag <> ''t1'') b ON b.h <~> a.h <= %s AND a.id + 1 <> b.id'),
 	('semi', 'SELECT n.id FROM news n WHERE EXISTS (SELECT 1 FROM corpus c WHERE c.h <~> n.h <= %s)'),
@@ -114,6 +115,25 @@ FROM generate_series(3, 12, 3) b, generate_series(0, 8) k,
 	LATERAL jcheck('SELECT a.id AS a, b.id AS b FROM corpus a JOIN corpus b ON a.id < b.id WHERE a.h <~> b.h <= %s', k)
 GROUP BY b ORDER BY b;
 RESET simhash.join_blocks;
+
+-- rows whose columns used above the join are all by value are kept as
+-- arrays of those columns: with NULLs in them, in memory and (at 64kB)
+-- in temporary files
+CREATE TABLE nul AS SELECT id, CASE WHEN id % 4 = 0 THEN NULL ELSE id * 10 END AS v, h
+	FROM corpus;
+ANALYZE nul;
+SET hash_mem_multiplier = 1;
+SELECT wm, form, c.* FROM (VALUES ('4MB'), ('64kB')) w(wm),
+	LATERAL (SELECT set_config('work_mem', wm, false)) s,
+	(VALUES
+		('self', 'SELECT a.id AS a, a.v AS av, b.v AS bv FROM nul a JOIN nul b ON a.h <~> b.h <= %s WHERE a.id < b.id OR a.v IS NULL'),
+		('two tables', 'SELECT n.id AS n, c.v AS cv, n.h <~> c.h AS d FROM news n JOIN nul c ON c.h <~> n.h <= %s AND c.v IS DISTINCT FROM n.id'),
+		('semi', 'SELECT n.id, n.v FROM nul n WHERE EXISTS (SELECT 1 FROM nul c WHERE c.h <~> n.h <= %s AND c.v IS NULL AND c.id <> n.id)')
+	) f(form, q),
+	LATERAL jcheck(q, 3) c
+ORDER BY wm, form;
+RESET work_mem;
+RESET hash_mem_multiplier;
 
 -- spilling: a tiny work_mem puts the search's rows and the kept rows into
 -- temporary files (the search splits by block bits, as the dedup jobs do)
@@ -207,5 +227,5 @@ EXPLAIN (COSTS OFF) SELECT f.id, c.id FROM few f JOIN corpus c ON c.h <~> f.h <=
 EXPLAIN (COSTS OFF) SELECT a.id, b.id FROM corpus a JOIN corpus b ON a.id < b.id WHERE a.h <~> b.h <= 3;
 SELECT * FROM jcheck('SELECT a.id AS a, b.id AS b FROM corpus a JOIN corpus b ON a.id < b.id WHERE a.h <~> b.h <= %s', 3);
 
-DROP TABLE few, forms, corpus, news;
+DROP TABLE few, forms, corpus, news, nul;
 DROP FUNCTION jcheck(text, int), jflip(simhash64, int, int), spilled(text), jshared(text);

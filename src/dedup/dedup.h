@@ -250,6 +250,9 @@ typedef void (*DedupPairFn) (void *arg, const SimhashRowPair *pairs, size_t n);
 
 typedef struct DedupSearch DedupSearch;
 
+/* MemoryContextAllocHuge, advising transparent huge pages for a large array */
+extern void *dedup_alloc_huge(MemoryContext cxt, Size size);
+
 /* Bytes the search needs per row held in memory */
 #define DEDUP_ROW_BYTES (2 * sizeof(uint64) + SIMHASH_ROW_PAIRS_WORK(1) - 8)
 

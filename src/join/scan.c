@@ -15,11 +15,11 @@
  * is a join algorithm, the way a merge join is: both inputs materialised,
  * sorted by each table's prefix, runs of equal prefixes paired and checked.
  *
- * The algorithm.  Both inputs are read once.  Every row is kept (its
- * child's output tuple, which holds the columns needed above the join: the
- * join's target list and its other quals) and its fingerprint is computed
- * (the condition's expression on that side; rows with a NULL fingerprint
- * never match).  The fingerprints go into one search of the dedup jobs
+ * The algorithm.  Both inputs are read once.  Every row is kept (the
+ * columns of its child's output that are used above the join: by the
+ * join's target list and its other quals; see "Kept rows" below) and its
+ * fingerprint is computed (the condition's expression on that side; rows
+ * with a NULL fingerprint never match).  The fingerprints go into one search of the dedup jobs
  * (search.c), each with a 64-bit key: the side in the top bit and
  * the row number below it.  That search sorts all fingerprints, collapses
  * equal ones into runs (rowpairs.h) and runs find_all over the distinct
@@ -43,6 +43,19 @@
  * reports is two candidates (a, b) and (b, a), and each row is a candidate
  * with itself, checked in row order before the search.  This halves the
  * rows read, kept and sorted: the 1M-row self-join took half the time.
+ * When a join qual compares a column with the same column of the other
+ * side by a btree <, > or <> (a.id < b.id), a row never passes with itself
+ * and those candidates are skipped (self_pair_fails()).
+ *
+ * Kept rows.  When every column kept is passed by value (the common case:
+ * ids, numbers, the fingerprint), a side's rows are one array of Datums per
+ * kept column, by row number, with a NULL bitmap once a NULL comes: 8 bytes
+ * a row and column, no tuple header, nothing to deform when a candidate is
+ * checked.  Columns the target list and quals do not use are not kept at
+ * all (count(*) ... ON a.id < b.id keeps one bigint a row; a profile of the
+ * 1M-row self-join showed a fifth of its time in copying 40-byte tuples into
+ * fresh memory).  Otherwise (a text column, a whole-row reference) rows are
+ * minimal tuples of the child's output, packed into 1MB chunks.
  *
  * Why one search over both sides rather than a bipartite one: the search
  * and its spilling already exist, are tested and exact; a self-join's two
@@ -54,16 +67,21 @@
  * nested loop when one side is small (the "new rows against a corpus"
  * pattern with an index).
  *
- * Memory: work_mem * hash_mem_multiplier (get_hash_memory_limit()), half
- * for the search (which spills by block bits past it, as the dedup jobs
- * do: each table group's rows are split by bits of the group's block into
- * temporary files, each part searched alone), a quarter for the kept rows
- * (past it a side's rows move to a temporary file, read back by position
- * for each candidate), an eighth for the result tuplestore (which spills
- * by itself) and, when rows are in files, an eighth for candidates waiting
- * to be checked: they are sorted by row number first, so that the files
- * are read forward (in a self-join both inputs number a row alike, and most
- * candidates are a row and itself, so both files are).
+ * Memory: work_mem * hash_mem_multiplier (get_hash_memory_limit()): an
+ * eighth for the result tuplestore (which spills by itself), an eighth,
+ * when rows are in files, for candidates waiting to be checked, and the
+ * rest for the search (DEDUP_ROW_BYTES, 40 bytes a row; past its share it
+ * spills by block bits, as the dedup jobs do: each table group's rows are
+ * split by bits of the group's block into temporary files, each part
+ * searched alone) and the kept rows (past their share a side's rows move to
+ * a temporary file as minimal tuples, read back by position for each
+ * candidate).  Compact rows share those three quarters with the search by
+ * their exact width (8 bytes a kept column against the search's 40: the
+ * self-join above needs 64 bytes a row of the budget, work_mem 32 bytes a
+ * row); tuples get a quarter and the search a half.  Candidates waiting
+ * are sorted by row number first, so that the files are read forward (in
+ * a self-join both inputs number a row alike).  The large arrays are
+ * advised transparent huge pages (dedup_alloc_huge()).
  *
  * The radius k is evaluated when the node starts: a constant, a parameter
  * of a generic plan or of an outer query level.  NULL or negative: nothing
@@ -106,6 +124,7 @@
 #include "rewrite/rewriteManip.h"
 #include "storage/buffile.h"
 #include "utils/guc.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/ruleutils.h"
 #include "utils/tuplestore.h"
@@ -173,6 +192,16 @@ typedef struct JoinSide
 	TupleTableSlot *slot;		/* a kept row being read */
 	uint64		nrows;
 	uint64		cap;
+	/* the side's columns used above the join (others are never read) */
+	int			nneed;
+	int		   *need;			/* positions among its ncols */
+	/* compact rows: the kept columns only, as arrays of Datums */
+	bool		can_compact;	/* every kept column is by value */
+	bool		compact;		/* this run keeps its rows so */
+	int			nstore;
+	int		   *store;			/* the child's columns kept */
+	Datum	  **colvals;		/* by child column: values by row number */
+	bits8	  **colnulls;		/* ... NULL bitmaps (NULL: no NULL yet) */
 	MemoryContext tupcxt;		/* the rows in memory */
 	MinimalTuple *tuples;		/* ... by row number, or */
 	char	   *arena;			/* where the next row in memory goes */
@@ -202,11 +231,14 @@ typedef struct RadiusJoinState
 	CustomScanState css;
 	JoinType	jointype;
 	bool		shared;			/* identical inputs: the outer's rows serve both */
+	bool		self_fails;		/* ... and a row with itself fails the quals */
 	JoinSide	side[2];		/* outer, inner */
 	ExprState  *radius;
 	ExprState  *joinquals;
 	MemoryContext cxt;			/* everything of one execution */
 	Size		budget;
+	Size		search_budget;	/* the search's share of it */
+	Size		row_budget;		/* the kept rows' share */
 	bool		done;			/* the join has run */
 	Tuplestorestate *results;
 	TupleTableSlot *result_slot;
@@ -223,6 +255,10 @@ typedef struct RadiusJoinState
 	uint64		pairs_checked;
 	uint64		spilled_bytes;
 } RadiusJoinState;
+
+static void plan_row_storage(RadiusJoinState *js, CustomScan *cscan);
+static bool self_pair_fails(RadiusJoinState *js, List *quals);
+static void compact_grow(RadiusJoinState *js, JoinSide *side, uint64 oldcap);
 
 static CustomPathMethods join_path_methods;
 static CustomScanMethods join_scan_methods;
@@ -647,6 +683,140 @@ join_begin(CustomScanState *node, EState *estate, int eflags)
 											 &TTSOpsMinimalTuple);
 	/* rows come from a tuplestore or the projection: no fixed slot type */
 	node->ss.ps.resultopsfixed = false;
+	plan_row_storage(js, cscan);
+	js->self_fails = js->shared &&
+		self_pair_fails(js, list_nth(cscan->custom_exprs, EXPR_JOINQUALS));
+}
+
+/*
+ * Shared inputs: does a row paired with itself fail the join quals, whatever
+ * its values?  True when one of them (they are ANDed) compares a column of
+ * the outer with the same column of the inner by an operator that a btree
+ * operator family defines as <, > or <> (the negator of its =): x < x is
+ * never true, NULL fails too.  Then the search's pairs are the only
+ * candidates: in `docs a JOIN docs b ON a.id < b.id WHERE a.h <~> b.h <= 3`
+ * the million rows of a 1M-row self-join are not each checked against
+ * themselves.
+ */
+static bool
+self_pair_fails(RadiusJoinState *js, List *quals)
+{
+	JoinSide   *inner = &js->side[1];
+	ListCell   *lc;
+
+	foreach(lc, quals)
+	{
+		OpExpr	   *op = lfirst(lc);
+		Var		   *x,
+				   *y;
+		ListCell   *ic;
+
+		if (!IsA(op, OpExpr) || list_length(op->args) != 2 ||
+			!IsA(linitial(op->args), Var) || !IsA(lsecond(op->args), Var))
+			continue;
+		x = linitial(op->args);
+		y = lsecond(op->args);
+		if (x->varno != INDEX_VAR || y->varno != INDEX_VAR)
+			continue;
+		if (x->varattno > inner->first)
+		{
+			Var		   *t = x;
+
+			x = y;
+			y = t;
+		}
+		/* x: an outer column, y: the inner column that is the same */
+		if (x->varattno < 1 || x->varattno > inner->first ||
+			y->varattno <= inner->first || y->varattno > inner->first + inner->ncols ||
+			inner->map[y->varattno - inner->first - 1] != x->varattno - 1)
+			continue;
+		foreach(ic, get_op_btree_interpretation(op->opno))
+		{
+			OpBtreeInterpretation *bi = lfirst(ic);
+
+			if (bi->strategy == BTLessStrategyNumber ||
+				bi->strategy == BTGreaterStrategyNumber ||
+				bi->strategy == ROWCOMPARE_NE)
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Which columns of each side the rows kept must hold: those the target list,
+ * the join quals and the output quals use (the fingerprints are taken when
+ * a row is read).  When they are all passed by value, rows are kept as one
+ * array of Datums per such column (8 bytes a row and column, no tuple
+ * header, nothing to deform: the 1M-row self-join keeps one bigint instead
+ * of a 40-byte tuple); otherwise as minimal tuples of the child's output.
+ */
+static void
+plan_row_storage(RadiusJoinState *js, CustomScan *cscan)
+{
+	JoinSide   *outer = &js->side[0];
+	int			ncols = outer->ncols + js->side[1].ncols;
+	bool	   *used = palloc0(sizeof(bool) * Max(ncols, 1));
+	bool		known = true;
+	List	   *vars;
+	ListCell   *lc;
+
+	vars = pull_var_clause((Node *) list_make3(cscan->scan.plan.targetlist,
+											   cscan->scan.plan.qual,
+											   list_nth(cscan->custom_exprs, EXPR_JOINQUALS)),
+						   PVC_RECURSE_AGGREGATES | PVC_RECURSE_WINDOWFUNCS |
+						   PVC_INCLUDE_PLACEHOLDERS);
+	foreach(lc, vars)
+	{
+		Var		   *v = lfirst(lc);
+
+		if (!IsA(v, Var) || v->varno != INDEX_VAR || v->varattno <= 0 ||
+			v->varattno > ncols)
+			known = false;		/* a whole row or a placeholder: keep all */
+		else
+			used[v->varattno - 1] = true;
+	}
+	for (int s = 0; s < 2; s++)
+	{
+		JoinSide   *side = &js->side[s];
+
+		side->need = palloc(sizeof(int) * Max(side->ncols, 1));
+		side->nneed = 0;
+		for (int c = 0; c < side->ncols; c++)
+			if (!known || used[side->first + c])
+				side->need[side->nneed++] = c;
+	}
+	/* the columns each child's rows keep: the shared outer keeps the inner's too */
+	for (int s = 0; s < 2; s++)
+	{
+		JoinSide   *side = &js->side[s];
+		TupleDesc	desc;
+		bool	   *keep;
+
+		if (side->ps == NULL)
+			break;				/* shared inputs: the outer's rows */
+		desc = ExecGetResultType(side->ps);
+		keep = palloc0(sizeof(bool) * Max(side->ncols, 1));
+		for (int n = 0; n < side->nneed; n++)
+			keep[side->need[n]] = true;
+		if (s == 0 && js->shared)
+			for (int n = 0; n < js->side[1].nneed; n++)
+				keep[js->side[1].map[js->side[1].need[n]]] = true;
+		side->store = palloc(sizeof(int) * Max(side->ncols, 1));
+		side->nstore = 0;
+		side->can_compact = known;
+		for (int c = 0; c < side->ncols; c++)
+			if (keep[c])
+			{
+				side->store[side->nstore++] = c;
+				if (!TupleDescAttr(desc, c)->attbyval)
+					side->can_compact = false;
+			}
+		pfree(keep);
+	}
+	if (js->shared)
+		js->side[1].can_compact = outer->can_compact;
+	pfree(used);
 }
 
 /* put slot's columns (all deformed) into side's part of the scan tuple */
@@ -687,13 +857,48 @@ side_spill(RadiusJoinState *js, JoinSide *side)
 
 	side->file = BufFileCreateTemp(false);
 	side->pos = MemoryContextAllocHuge(js->cxt, side->cap * sizeof(RowPos));
-	for (uint64 i = 0; i < side->nrows; i++)
+	if (side->compact)
 	{
-		BufFileTell(side->file, &side->pos[i].fileno, &side->pos[i].offset);
-		BufFileWrite(side->file, side->tuples[i], side->tuples[i]->t_len);
-		side->spilled_bytes += side->tuples[i]->t_len;
+		/* compact rows become tuples of their kept columns (the others NULL) */
+		TupleDesc	desc = ExecGetResultType(side->ps);
+		Datum	   *values = palloc0(sizeof(Datum) * Max(side->ncols, 1));
+		bool	   *isnull = palloc(sizeof(bool) * Max(side->ncols, 1));
+
+		memset(isnull, true, sizeof(bool) * Max(side->ncols, 1));
+		for (uint64 i = 0; i < side->nrows; i++)
+		{
+			MinimalTuple tup;
+
+			for (int n = 0; n < side->nstore; n++)
+			{
+				int			c = side->store[n];
+
+				values[c] = side->colvals[c][i];
+				isnull[c] = side->colnulls[c] &&
+					(side->colnulls[c][i / 8] & (1 << (i % 8)));
+			}
+			tup = heap_form_minimal_tuple(desc, values, isnull);
+			BufFileTell(side->file, &side->pos[i].fileno, &side->pos[i].offset);
+			BufFileWrite(side->file, tup, tup->t_len);
+			side->spilled_bytes += tup->t_len;
+			pfree(tup);
+		}
+		pfree(values);
+		pfree(isnull);
+		side->compact = false;
+		side->colvals = NULL;
+		side->colnulls = NULL;
 	}
-	pfree(side->tuples);
+	else
+	{
+		for (uint64 i = 0; i < side->nrows; i++)
+		{
+			BufFileTell(side->file, &side->pos[i].fileno, &side->pos[i].offset);
+			BufFileWrite(side->file, side->tuples[i], side->tuples[i]->t_len);
+			side->spilled_bytes += side->tuples[i]->t_len;
+		}
+		pfree(side->tuples);
+	}
 	side->tuples = NULL;
 	MemoryContextReset(side->tupcxt);
 	side->arena = NULL;
@@ -702,16 +907,51 @@ side_spill(RadiusJoinState *js, JoinSide *side)
 	MemoryContextSwitchTo(old);
 }
 
+/* compact rows: the kept columns' arrays grown from oldcap to side->cap rows */
+static void
+compact_grow(RadiusJoinState *js, JoinSide *side, uint64 oldcap)
+{
+	if (side->colvals == NULL)
+	{
+		side->colvals = MemoryContextAllocZero(js->cxt, sizeof(Datum *) * Max(side->ncols, 1));
+		side->colnulls = MemoryContextAllocZero(js->cxt, sizeof(bits8 *) * Max(side->ncols, 1));
+	}
+	for (int n = 0; n < side->nstore; n++)
+	{
+		int			c = side->store[n];
+
+		side->colvals[c] = side->colvals[c] ?
+			repalloc_huge(side->colvals[c], side->cap * sizeof(Datum)) :
+			dedup_alloc_huge(side->tupcxt, side->cap * sizeof(Datum));
+		side->mem += (side->cap - oldcap) * sizeof(Datum);
+		if (side->colnulls[c])
+		{
+			side->colnulls[c] = repalloc_huge(side->colnulls[c], side->cap / 8 + 1);
+			memset(side->colnulls[c] + oldcap / 8 + 1, 0, side->cap / 8 - oldcap / 8);
+			side->mem += side->cap / 8 - oldcap / 8;
+		}
+	}
+}
+
 /* keep the row in slot as side's row side->nrows */
 static void
 side_keep(RadiusJoinState *js, JoinSide *side, TupleTableSlot *slot)
 {
 	if (side->nrows == side->cap)
 	{
+		uint64		oldcap = side->cap;
+
 		/* the planner's estimate first (within the rows' budget), then doubling */
 		side->cap = side->cap == 0 ?
-			Max(Min(side->ps->plan->plan_rows * 1.1, js->budget / 4 / 64), 1024) :
+			Max(Min(side->ps->plan->plan_rows * 1.1,
+					js->row_budget / (side->compact ? Max(side->nstore, 1) * sizeof(Datum) : 64)),
+				1024) :
 			side->cap * 2;
+		if (side->compact)
+		{
+			compact_grow(js, side, oldcap);
+			goto keep;
+		}
 		if (side->file)
 			side->pos = repalloc_huge(side->pos, side->cap * sizeof(RowPos));
 		else if (side->tuples)
@@ -719,7 +959,30 @@ side_keep(RadiusJoinState *js, JoinSide *side, TupleTableSlot *slot)
 		else
 			side->tuples = MemoryContextAllocHuge(js->cxt, side->cap * sizeof(MinimalTuple));
 	}
-	if (side->file)
+keep:
+	if (side->compact)
+	{
+		uint64		r = side->nrows;
+
+		slot_getsomeattrs(slot, side->nstore > 0 ? side->store[side->nstore - 1] + 1 : 0);
+		for (int n = 0; n < side->nstore; n++)
+		{
+			int			c = side->store[n];
+
+			side->colvals[c][r] = slot->tts_values[c];
+			if (slot->tts_isnull[c])
+			{
+				if (side->colnulls[c] == NULL)
+				{
+					side->colnulls[c] = MemoryContextAllocHuge(side->tupcxt, side->cap / 8 + 1);
+					memset(side->colnulls[c], 0, side->cap / 8 + 1);
+					side->mem += side->cap / 8 + 1;
+				}
+				side->colnulls[c][r / 8] |= 1 << (r % 8);
+			}
+		}
+	}
+	else if (side->file)
 	{
 		bool		shouldfree;
 		MinimalTuple tup = ExecFetchSlotMinimalTuple(slot, &shouldfree);
@@ -801,6 +1064,31 @@ side_fetch(RadiusJoinState *js, JoinSide *side, uint64 row)
 	return side->slot;
 }
 
+/*
+ * Put side's row `row` into its part of the scan tuple: the columns used
+ * above the join (the others are never read).
+ */
+static void
+load_row(RadiusJoinState *js, JoinSide *side, uint64 row)
+{
+	TupleTableSlot *scan = js->css.ss.ss_ScanTupleSlot;
+
+	if (side->compact)
+	{
+		for (int n = 0; n < side->nneed; n++)
+		{
+			int			c = side->need[n];
+			int			src = side->map ? side->map[c] : c;
+
+			scan->tts_values[side->first + c] = side->colvals[src][row];
+			scan->tts_isnull[side->first + c] = side->colnulls[src] &&
+				(side->colnulls[src][row / 8] & (1 << (row % 8)));
+		}
+	}
+	else
+		fill_side(js, side, side_fetch(js, side, row));
+}
+
 /* the target list on the scan tuple (which is the result when they match) */
 static TupleTableSlot *
 project(RadiusJoinState *js)
@@ -820,18 +1108,28 @@ check_pair(RadiusJoinState *js, uint64 o, uint64 i)
 {
 	ExprContext *econtext = js->css.ss.ps.ps_ExprContext;
 	TupleTableSlot *scan = js->css.ss.ss_ScanTupleSlot;
-	TupleTableSlot *slot;
+	TupleTableSlot *slot = NULL;
 
 	if (js->matched && (js->matched[o / 8] & (1 << (o % 8))))
 		return;					/* already has a match */
 	js->pairs_checked++;
 	ExecClearTuple(scan);
-	slot = side_fetch(js, &js->side[0], o);
-	fill_side(js, &js->side[0], slot);
-	/* a row paired with itself (shared inputs) is read once */
-	if (!js->shared || o != i)
-		slot = side_fetch(js, &js->side[1], i);
-	fill_side(js, &js->side[1], slot);
+	if (js->side[0].compact)
+		load_row(js, &js->side[0], o);
+	else
+	{
+		slot = side_fetch(js, &js->side[0], o);
+		fill_side(js, &js->side[0], slot);
+	}
+	if (js->side[1].compact)
+		load_row(js, &js->side[1], i);
+	else
+	{
+		/* a row paired with itself (shared inputs) is read once */
+		if (slot == NULL || !js->shared || o != i)
+			slot = side_fetch(js, &js->side[1], i);
+		fill_side(js, &js->side[1], slot);
+	}
 	ExecStoreVirtualTuple(scan);
 	ResetExprContext(econtext);
 	econtext->ecxt_scantuple = scan;
@@ -891,6 +1189,15 @@ side_tuple(const JoinSide *side, uint64 row)
 	return side->file ? NULL : side->tuples[row];
 }
 
+/* compact rows: prefetch the first kept column of side's row `row` */
+static inline void
+side_prefetch(const JoinSide *side, uint64 row)
+{
+	if (side->nneed > 0)
+		__builtin_prefetch(&side->colvals[side->map ? side->map[side->need[0]] :
+										  side->need[0]][row]);
+}
+
 /* outer row o and inner row i are within the radius: check them now or later */
 static inline void
 add_candidate(RadiusJoinState *js, uint64 o, uint64 i)
@@ -923,7 +1230,16 @@ join_pairs(void *arg, const SimhashRowPair *pairs, size_t n)
 	JoinSide   *outer = &js->side[0],
 			   *inner = &js->side[1];
 
-	if (outer->file == NULL && inner->file == NULL)
+	if (outer->compact && inner->compact)
+	{
+		for (size_t p = 0; p < n; p++)
+		{
+			side_prefetch(&js->side[(pairs[p].a & KEY_INNER) != 0], pairs[p].a & ~KEY_INNER);
+			side_prefetch(&js->side[(pairs[p].b & KEY_INNER) != 0], pairs[p].b & ~KEY_INNER);
+		}
+	}
+	else if (outer->file == NULL && inner->file == NULL &&
+			 !outer->compact && !inner->compact)
 	{
 		for (size_t p = 0; p < n; p++)
 		{
@@ -970,6 +1286,9 @@ share_rows(RadiusJoinState *js)
 			   *inner = &js->side[1];
 
 	inner->nrows = outer->nrows;
+	inner->compact = outer->compact;
+	inner->colvals = outer->colvals;
+	inner->colnulls = outer->colnulls;
 	inner->tuples = outer->tuples;
 	inner->file = outer->file;
 	inner->pos = outer->pos;
@@ -989,7 +1308,7 @@ read_side(RadiusJoinState *js, int s, DedupSearch *search, bool all_pairs, Size 
 	TupleTableSlot *scan = js->css.ss.ss_ScanTupleSlot;
 	bool		any_pairs = search != NULL || all_pairs;
 	/* the rows with a fingerprint: for all pairs, or each row with itself */
-	bool		mark_hashed = all_pairs || (js->shared && search != NULL);
+	bool		mark_hashed = all_pairs || (js->shared && !js->self_fails && search != NULL);
 
 	ExecClearTuple(scan);
 	clear_side(js, &js->side[1 - s]);
@@ -1065,6 +1384,36 @@ join_all_pairs(RadiusJoinState *js)
 	}
 }
 
+/*
+ * The shares of the budget: an eighth for the results, an eighth for the
+ * candidates waiting when rows are in files, and the rest split between the
+ * search (DEDUP_ROW_BYTES a row) and the kept rows.  Rows kept as tuples
+ * get a quarter (their width is only estimated); compact rows their exact
+ * share (the 1M-row self-join, 8 bytes a row beside the search's 40: a
+ * sixth of the three quarters), so that the budget holds more rows.
+ */
+static void
+set_budgets(RadiusJoinState *js, Size budget)
+{
+	JoinSide   *outer = &js->side[0],
+			   *inner = &js->side[1];
+
+	if (outer->compact && inner->compact)
+	{
+		double		width = (double) Max(outer->nstore,
+										 js->shared ? 0 : inner->nstore) * sizeof(Datum);
+		double		rows = (double) budget * 3 / 4;
+
+		js->search_budget = (Size) (rows * DEDUP_ROW_BYTES / (DEDUP_ROW_BYTES + width));
+		js->row_budget = (Size) rows - js->search_budget;
+	}
+	else
+	{
+		js->search_budget = budget / 2;
+		js->row_budget = budget / 4;
+	}
+}
+
 /* Run the join: read both children, search, collect the results. */
 static void
 join_run(RadiusJoinState *js)
@@ -1081,8 +1430,12 @@ join_run(RadiusJoinState *js)
 	js->pairs_checked = 0;
 	js->searched = false;
 	for (int s = 0; s < 2; s++)
+	{
 		js->side[s].tupcxt = AllocSetContextCreate(js->cxt, "simhash join rows",
 												   ALLOCSET_DEFAULT_SIZES);
+		js->side[s].compact = js->side[s].can_compact;
+	}
+	set_budgets(js, budget);
 
 	/* the radius: no Vars, evaluated once */
 	ResetExprContext(econtext);
@@ -1098,23 +1451,23 @@ join_run(RadiusJoinState *js)
 		progress.fname = "simhash join";
 		/* progress messages only when asked for every step */
 		progress.last = DT_NOEND;
-		search = dedup_search_create(&js->blocks, budget / 2,
+		search = dedup_search_create(&js->blocks, js->search_budget,
 									 js->side[0].ps->plan->plan_rows +
 									 (js->shared ? 0 : js->side[1].ps->plan->plan_rows),
 									 &progress);
 		dedup_search_set_budget_name(search,
-									 "the join's search memory (half of work_mem * hash_mem_multiplier)",
+									 "the join's search memory (a share of work_mem * hash_mem_multiplier)",
 									 "work_mem or hash_mem_multiplier");
 		js->searched = true;
 	}
 
 	/* the children run in the query's context: theirs must outlive js->cxt */
 	MemoryContextSwitchTo(old);
-	read_side(js, 0, search, all_pairs, budget / 4);
+	read_side(js, 0, search, all_pairs, js->row_budget);
 	if (js->shared)
 		share_rows(js);
 	else
-		read_side(js, 1, search, all_pairs, budget / 4);
+		read_side(js, 1, search, all_pairs, js->row_budget);
 
 	MemoryContextSwitchTo(js->cxt);
 	if (js->jointype != JOIN_INNER)
@@ -1136,7 +1489,7 @@ join_run(RadiusJoinState *js)
 	if (search)
 	{
 		/* shared inputs: each row with itself, in row order, then the search's pairs */
-		if (js->shared)
+		if (js->shared && !js->self_fails)
 			for (uint64 r = 0; r < js->side[0].nrows; r++)
 			{
 				if (r % CROSS_BATCH == 0)
@@ -1144,7 +1497,7 @@ join_run(RadiusJoinState *js)
 				if (js->side[0].hashed[r / 8] & (1 << (r % 8)))
 					add_candidate(js, r, r);
 			}
-		dedup_search_run(search, budget / 2, join_pairs, js);
+		dedup_search_run(search, js->search_budget, join_pairs, js);
 		if (js->cand)
 			check_candidates(js);
 		js->spilled_bytes = dedup_search_spilled_bytes(search);
@@ -1186,7 +1539,7 @@ join_exec(CustomScanState *node)
 		if (match != (js->jointype == JOIN_SEMI))
 			continue;
 		ExecClearTuple(scan);
-		fill_side(js, &js->side[0], side_fetch(js, &js->side[0], o));
+		load_row(js, &js->side[0], o);
 		clear_side(js, &js->side[1]);
 		ExecStoreVirtualTuple(scan);
 		ResetExprContext(econtext);
@@ -1210,6 +1563,9 @@ join_reset(RadiusJoinState *js)
 			BufFileClose(side->file);
 		side->file = NULL;
 		side->tuples = NULL;
+		side->compact = false;
+		side->colvals = NULL;
+		side->colnulls = NULL;
 		side->pos = NULL;
 		side->buf = NULL;
 		side->bufsize = 0;
