@@ -14,6 +14,8 @@
 #include "storage/freespace.h"
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -348,12 +350,36 @@ simhash_init_metapage(Page page, int nblocks, int max_distance, int ntables)
 		((char *) meta + sizeof(SimhashMetaPageData)) - (char *) page;
 }
 
-/* Check the metapage (locked by the caller); remember its table count. */
+/*
+ * Refuse an index of another on-disk format version (one built by an older
+ * release: format 1 had uncompressed leaves, am.h "Format"), with a hint
+ * naming the REINDEX that rebuilds it.
+ */
+static void
+check_version(Relation index, Page page)
+{
+	uint32		version = sv_meta_other_version(page);
+
+	if (version != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("simhash index \"%s\" has on-disk format version %u, this version of the extension reads version %d",
+						RelationGetRelationName(index), version, SIMHASH_VERSION),
+				 errhint("Rebuild it with REINDEX INDEX %s.",
+						 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(index)),
+													RelationGetRelationName(index)))));
+}
+
+/*
+ * Check the metapage (locked by the caller): its format version, then its
+ * fields; remember its table count.
+ */
 static void
 check_meta(Relation index, Page page)
 {
 	const char *problem;
 
+	check_version(index, page);
 	if (sv_check_meta(page, index_cache(index)->nblocks, &problem) != SV_OK &&
 		sv_check_meta(page, refresh_nblocks(index), &problem) != SV_OK)
 		simhash_report_corrupt(index, SIMHASH_METAPAGE_BLKNO, problem);
