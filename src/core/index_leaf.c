@@ -7,32 +7,18 @@
 
 #include <string.h>
 
-/* Bytes needed for v (0 for 0). */
-static int
-bytes_for(uint64_t v)
-{
-	int			n = 0;
-
-	while (v != 0)
-	{
-		n++;
-		v >>= 8;
-	}
-	return n;
-}
-
 /* Bits needed for v (0 for 0). */
-static int
+static inline int
 bits_for(uint64_t v)
 {
-	int			n = 0;
+	return v == 0 ? 0 : 64 - __builtin_clzll(v);
+}
 
-	while (v != 0)
-	{
-		n++;
-		v >>= 1;
-	}
-	return n;
+/* Bytes needed for v (0 for 0). */
+static inline int
+bytes_for(uint64_t v)
+{
+	return (bits_for(v) + 7) / 8;
 }
 
 /* Start an empty leaf: of entries (TIDs and dead bits) or of keys only. */
@@ -80,8 +66,13 @@ sv_leaf_fits(const SvLeafBuilder *b, uint64_t key, uint32_t block, uint16_t offs
 	if (kb < b->key_bytes)
 		kb = b->key_bytes;
 	if (b->entries)
-		tid_shape(block > b->max_block ? block : b->max_block,
-				  offset > b->max_offset ? offset : b->max_offset, &tb, &ob);
+	{
+		if (block <= b->max_block && offset <= b->max_offset)
+			tb = b->tid_bytes;	/* the common case: no wider TIDs */
+		else
+			tid_shape(block > b->max_block ? block : b->max_block,
+					  offset > b->max_offset ? offset : b->max_offset, &tb, &ob);
+	}
 	return sv_leaf_bytes(b->count + 1, kb, tb) <= SV_LEAF_CONTENTS;
 }
 
@@ -104,13 +95,16 @@ sv_leaf_add(SvLeafBuilder *b, uint64_t key, uint32_t block, uint16_t offset)
 	b->keys[b->count] = key;
 	if (b->entries)
 	{
-		if (block > b->max_block)
-			b->max_block = block;
-		if (offset > b->max_offset)
-			b->max_offset = offset;
+		if (b->count == 0 || block > b->max_block || offset > b->max_offset)
+		{
+			if (block > b->max_block)
+				b->max_block = block;
+			if (offset > b->max_offset)
+				b->max_offset = offset;
+			tid_shape(b->max_block, b->max_offset, &b->tid_bytes, &b->off_bits);
+		}
 		b->blocks[b->count] = block;
 		b->offsets[b->count] = offset;
-		tid_shape(b->max_block, b->max_offset, &b->tid_bytes, &b->off_bits);
 	}
 	b->count++;
 }

@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* bytes of a page's contents: BLCKSZ - page header - special space */
 #define SV_LEAF_CONTENTS	(8192 - 24 - 16)
@@ -82,15 +83,21 @@ sv_leaf_bytes(int count, int key_bytes, int tid_bytes)
 		(tid_bytes > 0 ? ((size_t) count + 7) / 8 : 0);
 }
 
-/* Little-endian load of n (0 .. 8) bytes. */
+/*
+ * Little-endian load of n (0 .. 8) bytes.  Reads 8 bytes at p: a leaf is
+ * always in a page image, whose special space (16 bytes) follows any
+ * field of it.
+ */
 static inline uint64_t
 sv_load_le(const uint8_t *p, int n)
 {
-	uint64_t	v = 0;
+	uint64_t	v;
 
-	for (int j = n - 1; j >= 0; j--)
-		v = (v << 8) | p[j];
-	return v;
+	memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return n >= 8 ? v : v & ((UINT64_C(1) << (8 * n)) - 1);
 }
 
 /* Key i of an opened leaf. */
