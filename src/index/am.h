@@ -558,6 +558,7 @@ typedef struct SimhashResolver
 } SimhashResolver;
 
 extern int	simhash_leaf_decode(Page page, const SimhashTable *tab, SimhashEntry *entries);
+extern int	simhash_cmp_uint64(const void *a, const void *b);
 extern void simhash_resolver_init(SimhashResolver *r);
 extern void simhash_search_leaves(Relation index, const SimhashRunTree *tree,
 								  uint64 generation, const SimhashTable *tab,

@@ -70,6 +70,21 @@ push(uint64 **a, size_t *n, size_t *cap, uint64 v)
 	(*a)[(*n)++] = v;
 }
 
+/* Pass on entry i of an entry leaf (key: its hash) if it is live. */
+static inline void
+emit_live(const SvLeaf *leaf, int i, uint64 hash, SimhashMatches *out)
+{
+	ItemPointerData tid;
+	uint32		block;
+	uint16		offset;
+
+	if (sv_leaf_is_dead(leaf, i))
+		return;
+	sv_leaf_tid(leaf, i, &block, &offset);
+	ItemPointerSet(&tid, block, offset);
+	out->fn(out->arg, &tid, hash);
+}
+
 /*
  * All entries of tree `tree` (of table tab->table) whose permuted prefix
  * equals `prefix` and within radius of center: table 0's live ones go to
@@ -117,16 +132,7 @@ simhash_search_leaves(Relation index, const SimhashRunTree *tree, uint64 generat
 			else
 			{
 				push(&resolver->found, &resolver->nfound, &resolver->capfound, key);
-				if (!sv_leaf_is_dead(&leaf, i))
-				{
-					ItemPointerData tid;
-					uint32		block;
-					uint16		offset;
-
-					sv_leaf_tid(&leaf, i, &block, &offset);
-					ItemPointerSet(&tid, block, offset);
-					out->fn(out->arg, &tid, key);
-				}
+				emit_live(&leaf, i, key, out);
 			}
 		}
 		UnlockReleaseBuffer(buffer);
@@ -135,9 +141,9 @@ simhash_search_leaves(Relation index, const SimhashRunTree *tree, uint64 generat
 	}
 }
 
-/* qsort comparator of uint64 */
-static int
-cmp_uint64(const void *a, const void *b)
+/* qsort comparator of uint64 (also merge.c's) */
+int
+simhash_cmp_uint64(const void *a, const void *b)
 {
 	uint64		x = *(const uint64 *) a,
 				y = *(const uint64 *) b;
@@ -170,16 +176,7 @@ resolve_one(Relation index, const SimhashRunTree *tree0, uint64 generation,
 				done = true;
 				break;
 			}
-			if (!sv_leaf_is_dead(&leaf, i))
-			{
-				ItemPointerData tid;
-				uint32		block;
-				uint16		offset;
-
-				sv_leaf_tid(&leaf, i, &block, &offset);
-				ItemPointerSet(&tid, block, offset);
-				out->fn(out->arg, &tid, hash);
-			}
+			emit_live(&leaf, i, hash, out);
 		}
 		UnlockReleaseBuffer(buffer);
 		if (done)
@@ -199,9 +196,9 @@ simhash_resolve(Relation index, const SimhashRunTree *tree0, uint64 generation,
 	size_t		f = 0;
 
 	if (r->nwant > 1)
-		qsort(r->want, r->nwant, sizeof(uint64), cmp_uint64);
+		qsort(r->want, r->nwant, sizeof(uint64), simhash_cmp_uint64);
 	if (r->nfound > 1)
-		qsort(r->found, r->nfound, sizeof(uint64), cmp_uint64);
+		qsort(r->found, r->nfound, sizeof(uint64), simhash_cmp_uint64);
 	for (size_t i = 0; i < r->nwant; i++)
 	{
 		uint64		hash = r->want[i];

@@ -46,16 +46,6 @@ typedef struct MergeSource
 	MergeDead  *dead;
 } MergeSource;
 
-/* qsort comparator of uint64 */
-static int
-cmp_hash(const void *a, const void *b)
-{
-	uint64		x = *(const uint64 *) a,
-				y = *(const uint64 *) b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Take one unused dead hash equal to hash, if there is one. */
 static bool
 take_dead_hash(MergeDead *dead, uint64 hash)
@@ -104,7 +94,7 @@ static void
 dead_hashes_ready(MergeDead *dead)
 {
 	if (dead->n > 1)
-		qsort(dead->hashes, dead->n, sizeof(uint64), cmp_hash);
+		qsort(dead->hashes, dead->n, sizeof(uint64), simhash_cmp_uint64);
 	dead->used = palloc0(Max(dead->n, 1) * sizeof(bool));
 	dead->collecting = false;
 }
