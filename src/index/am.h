@@ -563,7 +563,8 @@ typedef struct SimhashResolver
 	size_t		capwant;
 } SimhashResolver;
 
-extern int	simhash_leaf_decode(Page page, const SimhashTable *tab, SimhashEntry *entries);
+extern int	simhash_leaf_decode(Relation index, Buffer buffer, const SimhashTable *tab,
+								SimhashEntry *entries);
 extern int	simhash_cmp_uint64(const void *a, const void *b);
 extern void simhash_resolver_init(SimhashResolver *r);
 extern void simhash_search_leaves(Relation index, const SimhashRunTree *tree,

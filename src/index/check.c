@@ -14,6 +14,7 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/tableam.h"
@@ -123,7 +124,8 @@ check_tree(Relation index, BlockNumber blkno, int height, uint64 generation,
 				uint16		offset;
 
 				sv_leaf_tid(&leaf, i, &block, &offset);
-				if (offset == InvalidOffsetNumber || block == InvalidBlockNumber)
+				if (offset < FirstOffsetNumber || offset > MaxHeapTuplesPerPage ||
+					block == InvalidBlockNumber)
 					corrupt(index, "Leaf %u entry %d has an invalid heap TID (%u,%u).",
 							blkno, i, block, offset);
 			}

@@ -8,23 +8,43 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "miscadmin.h"
 #include "port/pg_bitutils.h"
 
 #include "am.h"
 
+/* Could a heap page hold this TID (a bitmap fails on one that cannot)? */
+static inline bool
+heap_tid_ok(uint32 block, uint16 offset)
+{
+	return offset >= FirstOffsetNumber && offset <= MaxHeapTuplesPerPage &&
+		block != InvalidBlockNumber;
+}
+
+/* Report corruption: entry i of the leaf at blkno has an impossible TID. */
+static void
+report_bad_tid(Relation index, BlockNumber blkno, int i, uint32 block, uint16 offset)
+{
+	simhash_report_corrupt(index, blkno,
+						   psprintf("Leaf entry %d has an invalid heap TID (%u,%u).",
+									i, block, offset));
+}
+
 /*
- * Decode the leaf of a checked page into entries[] (room for
- * SV_LEAF_MAX_ENTRIES); returns their number.  Table 0's leaves give hash,
- * TID and dead flag; a key leaf (of table tab) gives hashes only (tab must
- * then be that table; TIDs invalid, flags 0).
+ * Decode the leaf in a buffer (checked by simhash_read_page()) into
+ * entries[] (room for SV_LEAF_MAX_ENTRIES); returns their number.  Table
+ * 0's leaves give hash, TID and dead flag (an impossible TID is reported as
+ * corruption); a key leaf (of table tab) gives hashes only (tab must then
+ * be that table; TIDs invalid, flags 0).
  */
 int
-simhash_leaf_decode(Page page, const SimhashTable *tab, SimhashEntry *entries)
+simhash_leaf_decode(Relation index, Buffer buffer, const SimhashTable *tab,
+					SimhashEntry *entries)
 {
 	SvLeaf		leaf;
 
-	sv_leaf_open(PageGetContents(page), &leaf);
+	sv_leaf_open(PageGetContents(BufferGetPage(buffer)), &leaf);
 	for (int i = 0; i < leaf.count; i++)
 	{
 		uint64		key = sv_leaf_key(&leaf, i);
@@ -35,6 +55,8 @@ simhash_leaf_decode(Page page, const SimhashTable *tab, SimhashEntry *entries)
 			uint16		offset;
 
 			sv_leaf_tid(&leaf, i, &block, &offset);
+			if (!heap_tid_ok(block, offset))
+				report_bad_tid(index, BufferGetBlockNumber(buffer), i, block, offset);
 			entries[i].hash = key;	/* table 0's permutation is the identity */
 			ItemPointerSet(&entries[i].tid, block, offset);
 			entries[i].flags = sv_leaf_is_dead(&leaf, i) ? SIMHASH_ENTRY_DEAD : 0;
@@ -70,9 +92,13 @@ push(uint64 **a, size_t *n, size_t *cap, uint64 v)
 	(*a)[(*n)++] = v;
 }
 
-/* Pass on entry i of an entry leaf (key: its hash) if it is live. */
+/*
+ * Pass on entry i of an entry leaf (key: its hash) if it is live; a TID
+ * no heap page can hold (a bitmap would fail on it) is corruption.
+ */
 static inline void
-emit_live(const SvLeaf *leaf, int i, uint64 hash, SimhashMatches *out)
+emit_live(Relation index, BlockNumber blkno, const SvLeaf *leaf, int i,
+		  uint64 hash, SimhashMatches *out)
 {
 	ItemPointerData tid;
 	uint32		block;
@@ -81,6 +107,8 @@ emit_live(const SvLeaf *leaf, int i, uint64 hash, SimhashMatches *out)
 	if (sv_leaf_is_dead(leaf, i))
 		return;
 	sv_leaf_tid(leaf, i, &block, &offset);
+	if (!heap_tid_ok(block, offset))
+		report_bad_tid(index, blkno, i, block, offset);
 	ItemPointerSet(&tid, block, offset);
 	out->fn(out->arg, &tid, hash);
 }
@@ -132,7 +160,7 @@ simhash_search_leaves(Relation index, const SimhashRunTree *tree, uint64 generat
 			else
 			{
 				push(&resolver->found, &resolver->nfound, &resolver->capfound, key);
-				emit_live(&leaf, i, key, out);
+				emit_live(index, leaves.blkno, &leaf, i, key, out);
 			}
 		}
 		UnlockReleaseBuffer(buffer);
@@ -176,7 +204,7 @@ resolve_one(Relation index, const SimhashRunTree *tree0, uint64 generation,
 				done = true;
 				break;
 			}
-			emit_live(&leaf, i, hash, out);
+			emit_live(index, leaves.blkno, &leaf, i, hash, out);
 		}
 		UnlockReleaseBuffer(buffer);
 		if (done)

@@ -117,7 +117,6 @@ source_advance(MergeSource *src, const SimhashTable *tab, bool first)
 	for (;;)
 	{
 		Buffer		buffer;
-		Page		page;
 
 		while (src->pos < src->n && entry_is_dead(src->dead, &src->entries[src->pos]))
 			src->pos++;
@@ -132,8 +131,7 @@ source_advance(MergeSource *src, const SimhashTable *tab, bool first)
 			src->done = true;
 			return;
 		}
-		page = BufferGetPage(buffer);
-		src->n = simhash_leaf_decode(page, tab, src->entries);
+		src->n = simhash_leaf_decode(src->leaves.index, buffer, tab, src->entries);
 		src->pos = 0;
 		UnlockReleaseBuffer(buffer);
 	}

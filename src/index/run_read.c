@@ -107,7 +107,7 @@ simhash_walk_chain(Relation index, BlockNumber first, uint16 kind, uint64 genera
 
 		if (decoded)
 		{
-			int			n = simhash_leaf_decode(page, NULL, decoded);
+			int			n = simhash_leaf_decode(index, buffer, NULL, decoded);
 
 			UnlockReleaseBuffer(buffer);
 			fn(decoded, n, arg);

@@ -72,7 +72,7 @@ mark_page(Relation index, Buffer buffer, DeadMarker *marker, double *live,
 
 	if (leaf)
 	{
-		n = simhash_leaf_decode(page, NULL, decoded);
+		n = simhash_leaf_decode(index, buffer, NULL, decoded);
 		entries = decoded;
 	}
 	else
