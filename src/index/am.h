@@ -216,7 +216,7 @@ simhash_page_is_free(Page page)
 		 SimhashPageGetOpaque(page)->kind == SIMHASH_FREE);
 }
 
-/* an index entry (leaves and pending pages) */
+/* an index entry (pending and nulls list pages; leaves decoded, leaf.c) */
 typedef struct SimhashEntry
 {
 	uint64		hash;
@@ -238,7 +238,7 @@ typedef struct SimhashInnerItem
 StaticAssertDecl(sizeof(SimhashEntry) == 16, "SimhashEntry must be 16 bytes");
 StaticAssertDecl(sizeof(SimhashInnerItem) == 16, "SimhashInnerItem must be 16 bytes");
 
-/* items per leaf, pending or inner page */
+/* items per pending or inner page (leaves are compressed: index_leaf.h) */
 #define SIMHASH_PAGE_ITEMS \
 	((BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - MAXALIGN(sizeof(SimhashPageOpaqueData))) / 16)
 
