@@ -204,8 +204,11 @@ extern void simhash_radix_sort(uint64_t *keys, uint32_t *vals, size_t n,
 
 /*
  * One table's sorted keys: keys[] = the n hashes permuted by t, stably
- * sorted by t's prefix, and (if vals is not NULL) vals[] = their positions
- * in hashes[].  The permutation is fused with the sort's first read.
+ * sorted by the whole permuted value (so also by t's prefix; the index's
+ * compressed leaves need the full order, index/am.h), and (if vals is not
+ * NULL) vals[] = their positions in hashes[].  With top-bits-first passes
+ * and the finish of equal runs (radix_sort_range()), this costs about what
+ * a sort by a short prefix does.  The permutation is fused with the sort's first read.
  * tmpkeys/tmpvals are scratch arrays of n elements; n must be below 2^32.
  */
 extern void simhash_table_sort(const SimhashTable *t, const uint64_t *hashes,

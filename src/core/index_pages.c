@@ -72,6 +72,17 @@ sv_check_page(const void *page, uint16_t kind, uint64_t generation,
 	switch (kind)
 	{
 		case SV_LEAF:
+		case SV_KEY_LEAF:
+			/* compressed (index_leaf.h): its layout gives its size */
+			if (!sv_leaf_layout_ok(CONTENTS(page), (size_t) (HEADER(page)->lower - SV_PAGE_HEADER),
+								   kind == SV_LEAF, problem))
+				return SV_BAD;
+			if (opaque->next != SV_INVALID_BLOCK && !sv_block_ok(opaque->next, facts->nblocks))
+			{
+				*problem = "the page's next pointer is out of range";
+				return SV_BAD;
+			}
+			return SV_OK;
 		case SV_INNER:
 		case SV_PENDING:
 		case SV_RETIRED_PAGE:
@@ -81,12 +92,12 @@ sv_check_page(const void *page, uint16_t kind, uint64_t generation,
 				*problem = "the page's item count is out of range";
 				return SV_BAD;
 			}
-			if (n == 0 && (kind == SV_LEAF || kind == SV_INNER))
+			if (n == 0 && kind == SV_INNER)
 			{
 				*problem = "the page has no items";
 				return SV_BAD;
 			}
-			if ((kind == SV_LEAF || kind == SV_PENDING) &&
+			if (kind == SV_PENDING &&
 				opaque->next != SV_INVALID_BLOCK && !sv_block_ok(opaque->next, facts->nblocks))
 			{
 				*problem = "the page's next pointer is out of range";
@@ -126,6 +137,19 @@ sv_check_page(const void *page, uint16_t kind, uint64_t generation,
 		default:
 			return SV_OK;
 	}
+}
+
+uint32_t
+sv_meta_other_version(const void *page)
+{
+	const SvMeta *meta = (const SvMeta *) CONTENTS(page);
+	const char *problem;
+
+	if (check_frame(page, &problem) != SV_OK || OPAQUE(page)->kind != SV_META ||
+		HEADER(page)->lower < SV_PAGE_HEADER + offsetof(SvMeta, nblocks) ||
+		meta->magic != SV_MAGIC || meta->version == SV_VERSION)
+		return 0;
+	return meta->version;
 }
 
 /* Is a list of the metapage consistent (empty, or head and tail in range)? */

@@ -12,7 +12,8 @@
  * A check answers with a verdict:
  *	- SV_OK: the page is what the caller expects, and every field that a
  *	  reader uses to size a copy or a loop, or to find another page, is in
- *	  range (item counts, ntables, tree heights and roots, next pointers);
+ *	  range (item counts, ntables, tree heights and roots, next pointers,
+ *	  a leaf's count and widths: sv_leaf_layout_ok());
  *	- SV_OTHER: not the page expected: of another kind or generation, or
  *	  not an index page at all (zeros, a foreign header).  Either it was
  *	  recycled while a scan read the run or list it belonged to (the caller
@@ -29,6 +30,7 @@
 #include <stdint.h>
 
 #include "blocks.h"
+#include "index_leaf.h"
 
 #define SV_BLCKSZ			8192
 #define SV_PAGE_HEADER		24	/* MAXALIGN(SizeOfPageHeaderData) */
@@ -52,6 +54,7 @@
 #define SV_PENDING		5
 #define SV_FREE			6
 #define SV_RETIRED_PAGE 7
+#define SV_KEY_LEAF		8
 
 /* the layout, mirrored (see am.h for the meaning of the fields) */
 typedef struct SvPageHeader
@@ -119,7 +122,7 @@ typedef struct SvRetired
 #define SV_MAX_RETIRED	64
 #define SV_MAX_LANES	8
 #define SV_MAGIC		0x53485831
-#define SV_VERSION		1
+#define SV_VERSION		2
 #define SV_MAX_INDEX_TABLES SIMHASH_MAX_INDEX_TABLES
 #define SV_RETIRED_PER_PAGE ((SV_BLCKSZ - SV_PAGE_HEADER - SV_SPECIAL) / (int) sizeof(SvRetired))
 
@@ -176,5 +179,11 @@ extern SvVerdict sv_check_page(const void *page, uint16_t kind, uint64_t generat
 							   const SvFacts *facts, const char **problem);
 extern SvVerdict sv_check_meta(const void *page, uint32_t nblocks, const char **problem);
 extern int	sv_page_items(const void *page, uint16_t kind);
+
+/*
+ * The format version of a page that is a simhash metapage (its magic
+ * number) of another version than SV_VERSION; 0 otherwise.
+ */
+extern uint32_t sv_meta_other_version(const void *page);
 
 #endif							/* SIMHASH_AM_VERIFY_H */

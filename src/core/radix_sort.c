@@ -325,8 +325,7 @@ simhash_table_sort(const SimhashTable *t, const uint64_t *hashes, size_t n,
 				   uint64_t *keys, uint32_t *vals,
 				   uint64_t *tmpkeys, uint32_t *tmpvals)
 {
-	radix_sort_range(keys, vals, n, tmpkeys, tmpvals, 64 - t->prefix_bits, 64,
-					 t, hashes);
+	radix_sort_range(keys, vals, n, tmpkeys, tmpvals, 0, 64, t, hashes);
 }
 
 void

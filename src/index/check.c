@@ -6,13 +6,15 @@
  *		error describing the first problem found.
  *
  * Checked: the metapage; for each run, that every table's tree has the
- * run's number of entries, leaves sorted by the table's permuted prefix,
- * inner items equal to their child's first prefix, and pages of the run's
- * generation; that all trees hold the same entries (an order-independent
- * checksum of hash, TID and dead flag); the pending lists' lengths.
+ * run's number of entries, compressed leaves (format 2, am.h) well formed
+ * (core/index_pages.c) with keys sorted by the table's permuted hash and
+ * valid heap TIDs, inner items equal to their child's first prefix, and
+ * pages of the run's generation; that all trees hold the same hashes (an
+ * order-independent checksum); the pending lists' lengths.
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/tableam.h"
@@ -48,15 +50,15 @@ typedef struct TreeSummary
 	uint64		first_key;
 } TreeSummary;
 
-/* An order-independent checksum term of an entry (hash and TID). */
+/*
+ * An order-independent checksum term of an entry's hash (format 2: the
+ * trees of tables 1 .. n-1 hold hashes only, and must hold table 0's).
+ */
 static uint64
-entry_checksum(const SimhashEntry *e)
+hash_checksum(uint64 hash)
 {
-	uint64		x = e->hash * UINT64CONST(0x9E3779B97F4A7C15);
+	uint64		x = hash * UINT64CONST(0x9E3779B97F4A7C15);
 
-	x ^= ((uint64) ItemPointerGetBlockNumberNoCheck(&e->tid) << 16) |
-		ItemPointerGetOffsetNumberNoCheck(&e->tid);
-	/* not the dead mark: an interrupted VACUUM may have set it in some trees */
 	return hash_bytes_uint32_extended((uint32) x, x >> 32) ^ x;
 }
 
@@ -66,7 +68,7 @@ check_tree(Relation index, BlockNumber blkno, int height, uint64 generation,
 		   const SimhashTable *tab, BlockNumber *next_leaf, uint64 *last_key)
 {
 	Buffer		buffer = simhash_read_page(index, blkno, BUFFER_LOCK_SHARE,
-										   height > 0 ? SIMHASH_INNER : SIMHASH_LEAF,
+										   height > 0 ? SIMHASH_INNER : simhash_leaf_kind(tab->table),
 										   generation, 0, NULL);
 	Page		page = BufferGetPage(buffer);
 	TreeSummary sum = {0, 0, 0};
@@ -86,7 +88,8 @@ check_tree(Relation index, BlockNumber blkno, int height, uint64 generation,
 			TreeSummary child = check_tree(index, items[i].child, height - 1,
 										   generation, tab, next_leaf, last_key);
 
-			if ((child.first_key & tab->prefix_mask) != (items[i].key & tab->prefix_mask))
+			/* the whole key: resolutions descend table 0 by exact hashes */
+			if (child.first_key != items[i].key)
 				corrupt(index, "Inner page %u item %d does not match the first key of block %u.",
 						blkno, i, items[i].child);
 			if (i == 0)
@@ -99,26 +102,35 @@ check_tree(Relation index, BlockNumber blkno, int height, uint64 generation,
 	}
 	else
 	{
-		SimhashEntry *entries = SimhashPageEntries(page);
-		int			n = SimhashPageItems(page);
+		SvLeaf		leaf;
 
+		sv_leaf_open(PageGetContents(page), &leaf);
 		if (*next_leaf != InvalidBlockNumber && *next_leaf != blkno)
 			corrupt(index, "Leaf %u is not linked from the previous leaf (which points to %u).",
 					blkno, *next_leaf);
-		if (n == 0)
-			corrupt(index, "Leaf %u is empty.", blkno);
-		for (int i = 0; i < n; i++)
+		for (int i = 0; i < leaf.count; i++)
 		{
-			uint64		key = simhash_table_permute(tab, entries[i].hash);
+			uint64		key = sv_leaf_key(&leaf, i);
 
-			if ((key & tab->prefix_mask) < (*last_key & tab->prefix_mask))
+			if (key < *last_key || (i == 0 && key != leaf.base))
 				corrupt(index, "Leaf %u entry %d is out of order in table %d.",
 						blkno, i, tab->table);
 			*last_key = key;
 			if (i == 0)
 				sum.first_key = key;
+			if (leaf.tids)
+			{
+				uint32		block;
+				uint16		offset;
+
+				sv_leaf_tid(&leaf, i, &block, &offset);
+				if (offset < FirstOffsetNumber || offset > MaxHeapTuplesPerPage ||
+					block == InvalidBlockNumber)
+					corrupt(index, "Leaf %u entry %d has an invalid heap TID (%u,%u).",
+							blkno, i, block, offset);
+			}
 			sum.count++;
-			sum.checksum += entry_checksum(&entries[i]);
+			sum.checksum += hash_checksum(simhash_table_unpermute(tab, key));
 		}
 		*next_leaf = SimhashPageGetOpaque(page)->next;
 		UnlockReleaseBuffer(buffer);

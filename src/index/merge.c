@@ -5,12 +5,11 @@
  *		the table's order) and of a sorted in-memory list, written leaf by
  *		leaf as a new run.  Memory: one leaf per run, and the list.
  *
- * Which entries are dead: the first tree's marks decide (VACUUM marks the
- * trees in order, so an interrupted VACUUM may have marked only the first
- * ones).  They are collected while merging table 0 as (TID, hash) pairs in
- * a SimhashTidSet; the later tables then skip, for each collected pair, one
- * entry equal to it (a TID can occur twice among the runs merged: a dead
- * entry, and a live one of a newer tuple that reuses the TID).
+ * Which entries are dead: table 0's tree holds the dead bits (the other
+ * trees hold keys only, format 2).  The hashes of the dead entries are
+ * collected while merging table 0; the later tables then skip, for each
+ * collected hash, one key equal to it (a hash can occur several times among
+ * the runs merged, dead and live).
  */
 #include "postgres.h"
 
@@ -21,7 +20,10 @@
 /* the dead entries of the runs merged (see the header comment) */
 typedef struct MergeDead
 {
-	SimhashTidSet set;
+	uint64	   *hashes;			/* sorted once table 0 is merged */
+	bool	   *used;			/* taken by the current table */
+	size_t		n;
+	size_t		cap;
 	bool		collecting;		/* table 0: collect, later tables: take */
 } MergeDead;
 
@@ -32,7 +34,7 @@ typedef struct MergeDead
 typedef struct MergeSource
 {
 	SimhashChain leaves;		/* the tree's leaves */
-	SimhashEntry entries[SIMHASH_PAGE_ITEMS];	/* the current leaf's */
+	SimhashEntry entries[SV_LEAF_MAX_ENTRIES];	/* the current leaf's */
 	int			n;
 	int			pos;
 	const SimhashRunInput *list;	/* the in-memory source, or NULL */
@@ -44,16 +46,57 @@ typedef struct MergeSource
 	MergeDead  *dead;
 } MergeSource;
 
+/* Take one unused dead hash equal to hash, if there is one. */
+static bool
+take_dead_hash(MergeDead *dead, uint64 hash)
+{
+	size_t		a = 0,
+				b = dead->n;
+
+	while (a < b)
+	{
+		size_t		mid = (a + b) / 2;
+
+		if (dead->hashes[mid] < hash)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	for (; a < dead->n && dead->hashes[a] == hash; a++)
+		if (!dead->used[a])
+		{
+			dead->used[a] = true;
+			return true;
+		}
+	return false;
+}
+
 /* Is entry e of a run dead (and so left out of the merge)? */
 static bool
 entry_is_dead(MergeDead *dead, const SimhashEntry *e)
 {
 	if (!dead->collecting)
-		return simhash_tidset_take(&dead->set, (ItemPointer) &e->tid, e->hash);
+		return dead->n > 0 && take_dead_hash(dead, e->hash);
 	if (!(e->flags & SIMHASH_ENTRY_DEAD))
 		return false;
-	simhash_tidset_add(&dead->set, (ItemPointer) &e->tid, e->hash);
+	if (dead->n >= dead->cap)
+	{
+		dead->cap = Max(dead->cap * 2, 64);
+		dead->hashes = dead->hashes ? repalloc_huge(dead->hashes, dead->cap * sizeof(uint64)) :
+			MemoryContextAllocHuge(CurrentMemoryContext, dead->cap * sizeof(uint64));
+	}
+	dead->hashes[dead->n++] = e->hash;
 	return true;
+}
+
+/* After table 0: sort the dead hashes for the later tables to take. */
+static void
+dead_hashes_ready(MergeDead *dead)
+{
+	if (dead->n > 1)
+		qsort(dead->hashes, dead->n, sizeof(uint64), simhash_cmp_uint64);
+	dead->used = palloc0(Max(dead->n, 1) * sizeof(bool));
+	dead->collecting = false;
 }
 
 /* Move to the next live entry (the first one on the first call). */
@@ -74,7 +117,6 @@ source_advance(MergeSource *src, const SimhashTable *tab, bool first)
 	for (;;)
 	{
 		Buffer		buffer;
-		Page		page;
 
 		while (src->pos < src->n && entry_is_dead(src->dead, &src->entries[src->pos]))
 			src->pos++;
@@ -89,24 +131,23 @@ source_advance(MergeSource *src, const SimhashTable *tab, bool first)
 			src->done = true;
 			return;
 		}
-		page = BufferGetPage(buffer);
-		src->n = SimhashPageItems(page);
-		memcpy(src->entries, SimhashPageEntries(page), src->n * sizeof(SimhashEntry));
+		src->n = simhash_leaf_decode(src->leaves.index, buffer, tab, src->entries);
 		src->pos = 0;
 		UnlockReleaseBuffer(buffer);
 	}
 }
 
-/* The source whose current entry comes first in the table's order, or NULL. */
+/*
+ * The source whose current entry comes first in the table's order (the
+ * whole permuted hash: leaves are fully sorted, format 2), or NULL.
+ */
 static MergeSource *
 smallest_source(MergeSource *sources, int nsources, const SimhashTable *tab)
 {
 	MergeSource *best = NULL;
 
 	for (int i = 0; i < nsources; i++)
-		if (!sources[i].done &&
-			(best == NULL ||
-			 (sources[i].key & tab->prefix_mask) < (best->key & tab->prefix_mask)))
+		if (!sources[i].done && (best == NULL || sources[i].key < best->key))
 			best = &sources[i];
 	return best;
 }
@@ -153,7 +194,8 @@ simhash_merge_runs(Relation index, const SimhashBlocks *blocks,
 		MergeSource *best;
 
 		simhash_table_init(blocks, t, tab);
-		simhash_tidset_reset(&dead.set);
+		if (dead.used)
+			memset(dead.used, 0, Max(dead.n, 1) * sizeof(bool));
 		for (int r = 0; r < nruns; r++)
 		{
 			MergeSource *src = &sources[r];
@@ -165,7 +207,8 @@ simhash_merge_runs(Relation index, const SimhashBlocks *blocks,
 			simhash_chain_begin(&src->leaves, index,
 								simhash_leftmost_leaf(index, &headers[r]->trees[t],
 													  runs[r].generation, NULL),
-								SIMHASH_LEAF, runs[r].generation, BUFFER_LOCK_SHARE, 0, NULL);
+								simhash_leaf_kind(t), runs[r].generation,
+								BUFFER_LOCK_SHARE, 0, NULL);
 			source_advance(src, tab, true);
 		}
 		{
@@ -181,7 +224,7 @@ simhash_merge_runs(Relation index, const SimhashBlocks *blocks,
 			source_advance(src, tab, true);
 		}
 
-		simhash_tree_begin(&tw, &w);
+		simhash_tree_begin(&tw, &w, t);
 		while ((best = smallest_source(sources, nsources, tab)) != NULL)
 		{
 			if (best->list)
@@ -196,13 +239,13 @@ simhash_merge_runs(Relation index, const SimhashBlocks *blocks,
 		if (t == 0)
 		{
 			/* later tables skip what table 0 had marked dead */
-			simhash_tidset_sort(&dead.set);
-			dead.collecting = false;
+			dead_hashes_ready(&dead);
 			*nentries = tw.nentries;
 			if (tw.nentries == 0)
 			{
 				/* nothing live: give the header page back */
 				pfree(tw.level);
+				pfree(tw.leaf);
 				simhash_init_page(page, SIMHASH_FREE, 0);
 				simhash_finish_page(&w, headbuf, page);
 				RecordFreeIndexPage(index, headblk);

@@ -14,6 +14,8 @@
 #include "storage/freespace.h"
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -370,12 +372,40 @@ simhash_init_metapage(Page page, int nblocks, int max_distance, int ntables)
 		((char *) meta + sizeof(SimhashMetaPageData)) - (char *) page;
 }
 
-/* Check the metapage (locked by the caller); remember its table count. */
+/*
+ * Refuse an index of another on-disk format version (one built by an older
+ * release: format 1 had uncompressed leaves, am.h "Format"), with a hint
+ * naming the REINDEX that rebuilds it.  The metapage's buffer (locked) is
+ * released first: the hint reads the catalog.
+ */
 static void
-check_meta(Relation index, Page page)
+check_version(Relation index, Buffer buffer)
 {
+	uint32		version = sv_meta_other_version(BufferGetPage(buffer));
+
+	if (version == 0)
+		return;
+	UnlockReleaseBuffer(buffer);
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("simhash index \"%s\" has on-disk format version %u, this version of the extension reads version %d",
+					RelationGetRelationName(index), version, SIMHASH_VERSION),
+			 errhint("Rebuild it with REINDEX INDEX %s.",
+					 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(index)),
+												RelationGetRelationName(index)))));
+}
+
+/*
+ * Check the metapage (its buffer locked by the caller): its format version,
+ * then its fields; remember its table count.
+ */
+static void
+check_meta(Relation index, Buffer buffer)
+{
+	Page		page = BufferGetPage(buffer);
 	const char *problem;
 
+	check_version(index, buffer);
 	if (sv_check_meta(page, index_cache(index)->nblocks, &problem) != SV_OK &&
 		sv_check_meta(page, refresh_nblocks(index), &problem) != SV_OK)
 		simhash_report_corrupt(index, SIMHASH_METAPAGE_BLKNO, problem);
@@ -388,7 +418,7 @@ simhash_lock_meta(Relation index, int mode)
 {
 	Buffer		buffer = simhash_lock_block(index, SIMHASH_METAPAGE_BLKNO, mode, NULL);
 
-	check_meta(index, BufferGetPage(buffer));
+	check_meta(index, buffer);
 	return buffer;
 }
 

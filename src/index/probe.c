@@ -40,6 +40,7 @@ typedef struct SearchState
 	uint64		center;
 	int			radius;
 	SimhashMatches *out;
+	SimhashResolver *resolver;	/* other tables' hashes, to resolve */
 } SearchState;
 
 /* Is entry e live and within radius of center? */
@@ -49,52 +50,17 @@ entry_matches(const SimhashEntry *e, uint64 center, int radius)
 	return !(e->flags & SIMHASH_ENTRY_DEAD) && pg_popcount64(e->hash ^ center) <= radius;
 }
 
-/* All entries of a tree whose prefix equals that of permuted key `lo`. */
+/*
+ * All live entries of a tree whose permuted prefix equals that of permuted
+ * key `lo` and within the radius: table 0's go to s->out, other tables'
+ * hashes are resolved in table 0 at the end of simhash_search_run()
+ * (leaf.c).
+ */
 static void
 search_prefix(SearchState *s, uint64 lo)
 {
-	uint64		mask = s->tab->prefix_mask;
-	SimhashChain leaves;
-	Buffer		buffer;
-
-	lo &= mask;
-	simhash_chain_begin(&leaves, s->index,
-						simhash_descend(s->index, s->tree, s->generation, lo, mask, NULL),
-						SIMHASH_LEAF, s->generation, BUFFER_LOCK_SHARE, 0, NULL);
-
-	/* scan leaves from the first entry with prefix >= lo while it equals lo */
-	while (BufferIsValid(buffer = simhash_chain_next(&leaves)))
-	{
-		Page		page = BufferGetPage(buffer);
-		SimhashEntry *entries = SimhashPageEntries(page);
-		int			n = SimhashPageItems(page),
-					a = 0,
-					b = n;
-		bool		done = false;
-
-		while (a < b)
-		{
-			int			mid = (a + b) / 2;
-
-			if ((simhash_table_permute(s->tab, entries[mid].hash) & mask) < lo)
-				a = mid + 1;
-			else
-				b = mid;
-		}
-		for (int i = a; i < n; i++)
-		{
-			if ((simhash_table_permute(s->tab, entries[i].hash) & mask) != lo)
-			{
-				done = true;
-				break;
-			}
-			if (entry_matches(&entries[i], s->center, s->radius))
-				s->out->fn(s->out->arg, &entries[i].tid, entries[i].hash);
-		}
-		UnlockReleaseBuffer(buffer);
-		if (done)
-			break;
-	}
+	simhash_search_leaves(s->index, s->tree, s->generation, s->tab, lo,
+						  s->center, s->radius, s->resolver, s->out);
 }
 
 /* Probe every prefix within `left` more flipped bits, at bits below `bit`. */
@@ -178,7 +144,7 @@ scan_chain(Relation index, BlockNumber blkno, uint16 kind, uint64 generation,
 
 /*
  * Add to *out the TIDs of a run's live entries within radius of center.
- * A TID may be added once per table that finds it.
+ * Each TID is added once.
  */
 void
 simhash_search_run(Relation index, const SimhashBlocks *blocks,
@@ -188,6 +154,7 @@ simhash_search_run(Relation index, const SimhashBlocks *blocks,
 	SimhashRunHeader *header;
 	int			e;
 	SimhashTable *tab;
+	SimhashResolver resolver;
 
 	if (radius < 0)
 		return;
@@ -206,6 +173,7 @@ simhash_search_run(Relation index, const SimhashBlocks *blocks,
 
 	e = probe_distance(blocks, radius);
 	tab = palloc(sizeof(SimhashTable));
+	simhash_resolver_init(&resolver);
 	for (int t = 0; t < blocks->ntables; t++)
 	{
 		SearchState s;
@@ -219,10 +187,12 @@ simhash_search_run(Relation index, const SimhashBlocks *blocks,
 		s.center = center;
 		s.radius = radius;
 		s.out = out;
+		s.resolver = &resolver;
 		qkey = simhash_table_permute(tab, center) & tab->prefix_mask;
 		probe(&s, qkey, 64, 64 - tab->prefix_bits, Min(e, tab->prefix_bits));
 		CHECK_FOR_INTERRUPTS();
 	}
+	simhash_resolve(index, &header->trees[0], run->generation, &resolver, out);
 	pfree(tab);
 	pfree(header);
 }

@@ -84,7 +84,10 @@ simhash_descend(Relation index, const SimhashRunTree *tree, uint64 generation,
 	return blkno;
 }
 
-/* Call fn for the entries of every page of a chain of leaves or list pages. */
+/*
+ * Call fn for the entries of every page of a chain of table 0's leaves
+ * (decoded) or of list pages.
+ */
 void
 simhash_walk_chain(Relation index, BlockNumber first, uint16 kind, uint64 generation,
 				   SimhashEntriesFn fn, void *arg)
@@ -92,15 +95,32 @@ simhash_walk_chain(Relation index, BlockNumber first, uint16 kind, uint64 genera
 	SimhashChain chain;
 	Buffer		buffer;
 
+	SimhashEntry *decoded = NULL;
+
+	Assert(kind == SIMHASH_LEAF || kind == SIMHASH_PENDING);
+	if (kind == SIMHASH_LEAF)
+		decoded = palloc(SV_LEAF_MAX_ENTRIES * sizeof(SimhashEntry));
 	simhash_chain_begin(&chain, index, first, kind, generation, BUFFER_LOCK_SHARE, 0, NULL);
 	while (BufferIsValid(buffer = simhash_chain_next(&chain)))
 	{
 		Page		page = BufferGetPage(buffer);
 
-		fn(SimhashPageEntries(page), SimhashPageItems(page), arg);
-		UnlockReleaseBuffer(buffer);
+		if (decoded)
+		{
+			int			n = simhash_leaf_decode(index, buffer, NULL, decoded);
+
+			UnlockReleaseBuffer(buffer);
+			fn(decoded, n, arg);
+		}
+		else
+		{
+			fn(SimhashPageEntries(page), SimhashPageItems(page), arg);
+			UnlockReleaseBuffer(buffer);
+		}
 		CHECK_FOR_INTERRUPTS();
 	}
+	if (decoded)
+		pfree(decoded);
 }
 
 /* where collect_entries() puts what it reads */
@@ -161,11 +181,12 @@ simhash_read_list_entries(Relation index, const SimhashList *list,
  * the run left to visit.
  */
 static void
-visit_tree(Relation index, BlockNumber blkno, int height, uint64 generation,
-		   SimhashPageVisitor visit, void *arg, BufferAccessStrategy strategy)
+visit_tree(Relation index, BlockNumber blkno, int height, uint16 leafkind,
+		   uint64 generation, SimhashPageVisitor visit, void *arg,
+		   BufferAccessStrategy strategy)
 {
 	Buffer		buffer = simhash_read_page(index, blkno, BUFFER_LOCK_SHARE,
-										   height > 0 ? SIMHASH_INNER : SIMHASH_LEAF,
+										   height > 0 ? SIMHASH_INNER : leafkind,
 										   generation, SIMHASH_READ_IF_OURS, strategy);
 	Page		page;
 	int			n = 0;
@@ -184,7 +205,8 @@ visit_tree(Relation index, BlockNumber blkno, int height, uint64 generation,
 	UnlockReleaseBuffer(buffer);
 	CHECK_FOR_INTERRUPTS();
 	for (int i = 0; i < n; i++)
-		visit_tree(index, children[i], height - 1, generation, visit, arg, strategy);
+		visit_tree(index, children[i], height - 1, leafkind, generation, visit, arg,
+				   strategy);
 	if (children)
 		pfree(children);
 	visit(index, blkno, arg);
@@ -206,7 +228,7 @@ simhash_visit_run_pages(Relation index, BlockNumber headblk, uint64 generation,
 		return;
 	for (uint32 t = 0; t < header->ntables; t++)
 		visit_tree(index, header->trees[t].root, header->trees[t].height,
-				   generation, visit, arg, strategy);
+				   simhash_leaf_kind(t), generation, visit, arg, strategy);
 	visit(index, headblk, arg);
 	pfree(header);
 }

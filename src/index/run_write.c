@@ -112,41 +112,61 @@ simhash_run_header_end(SimhashRunWriter *w, Buffer buffer, Page image)
 	simhash_finish_page(w, buffer, image);
 }
 
-/* Start writing one tree of a run. */
+/* Start writing the tree of table `table` of a run. */
 void
-simhash_tree_begin(SimhashTreeWriter *tw, SimhashRunWriter *w)
+simhash_tree_begin(SimhashTreeWriter *tw, SimhashRunWriter *w, int table)
 {
 	tw->w = w;
+	tw->table = table;
+	tw->leaf = palloc(sizeof(SvLeafBuilder));
+	sv_leaf_builder_init(tw->leaf, table == 0);
 	tw->cur = InvalidBuffer;
-	tw->count = 0;
 	tw->caplevel = 64;
 	tw->level = palloc(tw->caplevel * sizeof(SimhashInnerItem));
 	tw->nlevel = 0;
 	tw->nentries = 0;
 }
 
-/* Append an entry (key: its permuted hash) to the tree, after all others. */
+/* Write the leaf being filled to its buffer, linked to next. */
+static void
+write_leaf(SimhashTreeWriter *tw, BlockNumber next)
+{
+	Page		page = (Page) tw->image.data;
+
+	simhash_init_page(page, simhash_leaf_kind(tw->table), tw->w->generation);
+	((PageHeader) page)->pd_lower += sv_leaf_encode(tw->leaf, PageGetContents(page));
+	SimhashPageGetOpaque(page)->next = next;
+	simhash_finish_page(tw->w, tw->cur, page);
+}
+
+/*
+ * Append an entry (key: its permuted hash) to the tree, after all others
+ * (table 0's keys are the hashes; other tables store no TID).
+ */
 void
 simhash_tree_add(SimhashTreeWriter *tw, uint64 hash, ItemPointer tid, uint64 key)
 {
-	Page		page = (Page) tw->image.data;
-	SimhashEntry *e;
+	BlockNumber block = 0;
+	OffsetNumber offset = 0;
 
-	if (BufferIsValid(tw->cur) && tw->count == (int) SIMHASH_PAGE_ITEMS)
+	if (tw->table == 0)
+	{
+		Assert(key == hash);
+		block = ItemPointerGetBlockNumberNoCheck(tid);
+		offset = ItemPointerGetOffsetNumberNoCheck(tid);
+	}
+	if (BufferIsValid(tw->cur) && !sv_leaf_fits(tw->leaf, key, block, offset))
 	{
 		Buffer		next = simhash_new_buffer(tw->w->index);
 
-		SimhashPageGetOpaque(page)->next = BufferGetBlockNumber(next);
-		simhash_finish_page(tw->w, tw->cur, page);
+		write_leaf(tw, BufferGetBlockNumber(next));
 		tw->cur = next;
-		tw->count = 0;
 		CHECK_FOR_INTERRUPTS();
 	}
 	else if (!BufferIsValid(tw->cur))
 		tw->cur = simhash_new_buffer(tw->w->index);
-	if (tw->count == 0)
+	if (tw->leaf->count == 0)
 	{
-		simhash_init_page(page, SIMHASH_LEAF, tw->w->generation);
 		if (tw->nlevel >= tw->caplevel)
 		{
 			tw->caplevel *= 2;
@@ -157,11 +177,7 @@ simhash_tree_add(SimhashTreeWriter *tw, uint64 hash, ItemPointer tid, uint64 key
 		tw->level[tw->nlevel].pad = 0;
 		tw->nlevel++;
 	}
-	e = SimhashPageEntries(page) + tw->count++;
-	e->hash = hash;
-	e->tid = *tid;
-	e->flags = 0;
-	((PageHeader) page)->pd_lower += sizeof(SimhashEntry);
+	sv_leaf_add(tw->leaf, key, block, offset);
 	tw->nentries++;
 }
 
@@ -174,7 +190,8 @@ simhash_tree_end(SimhashTreeWriter *tw, uint16 *height)
 	BlockNumber root;
 
 	Assert(BufferIsValid(tw->cur));
-	simhash_finish_page(tw->w, tw->cur, (Page) tw->image.data);
+	write_leaf(tw, InvalidBlockNumber);
+	pfree(tw->leaf);
 
 	/* inner levels, until one page holds them all */
 	*height = 0;
@@ -267,7 +284,7 @@ simhash_write_run_sorted(Relation index, const SimhashBlocks *blocks,
 			simhash_table_sort(tab, input->hashes, n, space.keys, space.order,
 							   space.tmpkeys, space.tmporder);
 		}
-		simhash_tree_begin(&tw, &w);
+		simhash_tree_begin(&tw, &w, t);
 		for (size_t i = 0; i < n; i++)
 			simhash_tree_add(&tw, input->hashes[order[i]],
 							 &input->tids[order[i]], keys[i]);

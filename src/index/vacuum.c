@@ -1,7 +1,8 @@
 /*
  * vacuum.c
  *		VACUUM for the simhash index (design: am.h): mark the entries of dead
- *		heap tuples (in every table of every run, and in the pending lists),
+ *		heap tuples (in table 0's tree of every run, the one holding dead
+ *		bits, and in the pending lists),
  *		recycle pages of replaced runs and lists once no snapshot can read
  *		them (recycle.c), give orphaned pages back, flush the pending list
  *		and rewrite runs that have many dead entries (policy.c).  Every page
@@ -41,10 +42,9 @@
 #define SIMHASH_COMPACT_MIN 16
 
 /*
- * Which entries are dead: VACUUM's callback, asked once per entry in the
- * first tree of a run (and in the lists); the TIDs it reports are kept in
- * a sorted set, so that the run's other trees are marked without asking
- * again.
+ * Which entries are dead: VACUUM's callback, asked once per entry of table
+ * 0's tree of a run (the only tree with dead bits, format 2) and of the
+ * lists; the dead TIDs are kept in a set (their number is the run's ndead).
  */
 typedef struct DeadMarker
 {
@@ -66,16 +66,32 @@ is_dead(DeadMarker *d, ItemPointer tid)
 	return true;
 }
 
-/* Mark the dead entries of a page (locked exclusively); returns how many. */
+/*
+ * Mark the dead entries of a page (locked exclusively): a leaf of table 0
+ * (dead bits, format 2) or a list page (flags); returns how many.
+ */
 static int
-mark_page(Relation index, Buffer buffer, DeadMarker *marker, double *live)
+mark_page(Relation index, Buffer buffer, DeadMarker *marker, double *live,
+		  SimhashEntry *decoded)
 {
 	Page		page = BufferGetPage(buffer);
-	SimhashEntry *entries = SimhashPageEntries(page);
-	int			n = SimhashPageItems(page),
+	bool		leaf = (SimhashPageGetOpaque(page)->kind == SIMHASH_LEAF);
+	SimhashEntry *entries;
+	int			n,
 				ndead = 0;
-	bool	   *dead = palloc0(n * sizeof(bool));
+	bool	   *dead;
 
+	if (leaf)
+	{
+		n = simhash_leaf_decode(index, buffer, NULL, decoded);
+		entries = decoded;
+	}
+	else
+	{
+		n = SimhashPageItems(page);
+		entries = SimhashPageEntries(page);
+	}
+	dead = palloc0(Max(n, 1) * sizeof(bool));
 	for (int i = 0; i < n; i++)
 	{
 		if (entries[i].flags & SIMHASH_ENTRY_DEAD)
@@ -101,7 +117,12 @@ mark_page(Relation index, Buffer buffer, DeadMarker *marker, double *live)
 		entries = SimhashPageEntries(page);
 		for (int i = 0; i < n; i++)
 			if (dead[i])
-				entries[i].flags |= SIMHASH_ENTRY_DEAD;
+			{
+				if (leaf)
+					sv_leaf_set_dead(PageGetContents(page), i);
+				else
+					entries[i].flags |= SIMHASH_ENTRY_DEAD;
+			}
 		GenericXLogFinish(state);
 	}
 	pfree(dead);
@@ -117,14 +138,20 @@ mark_chain(Relation index, BlockNumber first, uint16 kind, uint64 generation,
 	Buffer		buffer;
 	uint64		ndead = 0;
 
+	SimhashEntry *decoded = NULL;
+
+	if (kind == SIMHASH_LEAF)
+		decoded = palloc(SV_LEAF_MAX_ENTRIES * sizeof(SimhashEntry));
 	simhash_chain_begin(&chain, index, first, kind, generation,
 						BUFFER_LOCK_EXCLUSIVE, 0, strategy);
 	while (BufferIsValid(buffer = simhash_chain_next(&chain)))
 	{
-		ndead += mark_page(index, buffer, marker, live);
+		ndead += mark_page(index, buffer, marker, live, decoded);
 		UnlockReleaseBuffer(buffer);
 		vacuum_delay_point();
 	}
+	if (decoded)
+		pfree(decoded);
 	return ndead;
 }
 
@@ -146,7 +173,7 @@ set_run_dead(Relation index, const SimhashRunRef *run, uint64 ndead,
 	UnlockReleaseBuffer(buffer);
 }
 
-/* ambulkdelete: mark the entries of dead heap tuples dead, in every tree. */
+/* ambulkdelete: mark the entries of dead heap tuples dead (table 0 and lists). */
 IndexBulkDeleteResult *
 simhash_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 				   IndexBulkDeleteCallback callback, void *callback_state)
@@ -173,25 +200,12 @@ simhash_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 														   run->generation, strategy);
 		uint64		ndead = 0;
 
+		/* the dead bits are in table 0's tree only (format 2) */
 		marker.collect = true;
-		for (uint32 t = 0; t < header->ntables; t++)
-		{
-			double		ignored = 0;
-			BlockNumber leaf = simhash_leftmost_leaf(index, &header->trees[t],
-													 run->generation, strategy);
-			uint64		marked = mark_chain(index, leaf, SIMHASH_LEAF, run->generation,
-											&marker, t == 0 ? &live : &ignored,
-											strategy);
-
-			if (t == 0)
-			{
-				ndead = marked;
-				if (marker.tids.n == 0)
-					break;		/* nothing dead in this run */
-				simhash_tidset_sort(&marker.tids);
-				marker.collect = false;
-			}
-		}
+		ndead = mark_chain(index,
+						   simhash_leftmost_leaf(index, &header->trees[0],
+												 run->generation, strategy),
+						   SIMHASH_LEAF, run->generation, &marker, &live, strategy);
 		/* all dead entries of the first tree: marked now or before */
 		if (ndead > 0)
 			set_run_dead(index, run, marker.tids.n, strategy);

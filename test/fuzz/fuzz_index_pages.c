@@ -8,8 +8,9 @@
  * input is a list of (offset, byte) patches applied to it.  The page is
  * then checked, and when the check accepts it, read the way the server's
  * readers do (items, run header trees, metapage runs, lists and retired
- * items) with explicit checks of every bound they rely on; ASan catches a
- * read outside the page.
+ * items, the compressed leaves of format 2: keys, TIDs, dead bits) with
+ * explicit checks of every bound they rely on; ASan catches a read outside
+ * the page.
  *   make -C test/fuzz fuzz_index_pages && ./fuzz_index_pages -max_total_time=60
  */
 #include "index_pages.h"
@@ -91,6 +92,25 @@ build_page(uint8_t *page, uint16_t kind, int nitems, int ntables, uint32_t nbloc
 				h->lower = SV_PAGE_HEADER + sizeof(SvRunHeader) + ntables * sizeof(SvRunTree);
 				break;
 			}
+		case SV_LEAF:
+		case SV_KEY_LEAF:
+			{
+				/* a compressed leaf (index_leaf.h): nitems entries, some equal */
+				static SvLeafBuilder b;
+				uint64_t	key = (uint64_t) nitems << 40;
+
+				sv_leaf_builder_init(&b, kind == SV_LEAF);
+				for (int i = 0; i < 1 + nitems * 4; i++)
+				{
+					key += (i % 3 == 0) ? 0 : (uint64_t) (i * 7919) << (nitems % 48);
+					if (!sv_leaf_fits(&b, key, (uint32_t) i * 977, (uint16_t) (1 + i % 300)))
+						break;
+					sv_leaf_add(&b, key, (uint32_t) i * 977, (uint16_t) (1 + i % 300));
+				}
+				h->lower = SV_PAGE_HEADER + sv_leaf_encode(&b, contents);
+				o->next = nblocks - 1;
+				break;
+			}
 		case SV_RETIRED_PAGE:
 			nitems %= SV_RETIRED_PER_PAGE + 1;
 			for (int i = 0; i < nitems; i++)
@@ -155,6 +175,37 @@ consume(const uint8_t *page, uint16_t kind, const SvFacts *facts)
 				}
 				break;
 			}
+		case SV_LEAF:
+		case SV_KEY_LEAF:
+			{
+				SvLeaf		leaf;
+				const uint8_t *end = page + ((const SvPageHeader *) page)->lower;
+
+				sv_leaf_open(contents, &leaf);
+				require(leaf.count >= 1 && leaf.count <= SV_LEAF_MAX_ENTRIES);
+				require(leaf.key_bytes <= 8);
+				require(leaf.keys + (size_t) leaf.count * leaf.key_bytes <= end);
+				for (int i = 0; i < leaf.count; i++)
+					sum += sv_leaf_key(&leaf, i);
+				if (kind == SV_LEAF)
+				{
+					require(leaf.tids != NULL && leaf.tid_bytes >= 1 && leaf.tid_bytes <= 6);
+					require(leaf.dead + ((size_t) leaf.count + 7) / 8 <= end);
+					for (int i = 0; i < leaf.count; i++)
+					{
+						uint32_t	block;
+						uint16_t	offset;
+
+						sv_leaf_tid(&leaf, i, &block, &offset);
+						sum += block + offset + sv_leaf_is_dead(&leaf, i);
+					}
+				}
+				else
+					require(leaf.tids == NULL && leaf.tid_bytes == 0);
+				(void) sv_leaf_lower_bound(&leaf, sum, ~(uint64_t) 0);
+				require(o->next == SV_INVALID_BLOCK || sv_block_ok(o->next, facts->nblocks));
+				break;
+			}
 		default:
 			{
 				int			n = sv_page_items(page, kind);
@@ -186,7 +237,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 5)
 		return 0;
-	kind = 1 + data[0] % 7;
+	kind = 1 + data[0] % 8;
 	facts.ntables = 1 + data[1] % 40;
 	facts.nblocks = 2 + (data[2] | data[3] << 8);
 	build_page(page, kind == SV_FREE ? SV_LEAF : kind, data[4], facts.ntables, facts.nblocks);
@@ -240,10 +291,14 @@ main(int argc, char **argv)
 			state ^= state << 17;
 			input[i] = (uint8_t) state;
 		}
-		/* half the patches hit the page header and special space */
+		/*
+		 * half the patches hit the page header and special space, or the
+		 * first 16 bytes of the contents (a leaf's header)
+		 */
 		for (size_t i = 5; i + 3 <= size; i += 6)
 		{
-			uint16_t	off = (input[i] & 1) ? 8176 + input[i + 1] % 16 : 12 + input[i + 1] % 8;
+			uint16_t	off = (input[i] & 1) ? 8176 + input[i + 1] % 16 :
+				(input[i] & 2) ? 24 + input[i + 1] % 16 : 12 + input[i + 1] % 8;
 
 			input[i] = off & 0xFF;
 			input[i + 1] = off >> 8;

@@ -12,7 +12,8 @@
 #    round stops the server, restores every index from a pristine copy,
 #    corrupts 1-4 bytes of one page of each index (page kinds in turn:
 #    metapage, run header, inner, leaf, pending/nulls list, free, retired
-#    page; at structural fields or anywhere), starts the server and runs,
+#    page, key leaf (format 2: tables 1 .. n-1); at structural fields or
+#    anywhere), starts the server and runs,
 #    under statement_timeout, range scans (bitmap and index scan, probing
 #    and whole-tree radii), ORDER BY h <~> q LIMIT, a key-less ordered scan,
 #    simhash_index_check(heapallindexed), an insert that flushes (rolled
@@ -386,9 +387,9 @@ for my $tbl (@tables)
 	$pages{$tbl} = [ pages_of($p) ];
 	$counts{$_->{kind}}++ for @{ $pages{$tbl} };
 }
-note 'page kinds over all indexes (1 meta, 2 run header, 3 inner, 4 leaf, 5 list, 6 free, 7 retired): '
+note 'page kinds over all indexes (1 meta, 2 run header, 3 inner, 4 leaf, 5 list, 6 free, 7 retired, 8 key leaf): '
   . join(', ', map { "$_: $counts{$_}" } sort keys %counts);
-for my $kind (1 .. 7)
+for my $kind (1 .. 8)
 {
 	ok($counts{$kind}, "the indexes have pages of kind $kind");
 }
@@ -409,12 +410,13 @@ sub corruption
 	if ($mode < 0.45)
 	{
 		# a structural field: page header, special space, the run header's
-		# or metapage's fields, an inner item's child, an entry's TID
+		# or metapage's fields, an inner item's child, a leaf's header
 		my @fields = ([ 12, 6 ], [ $BLCKSZ - 16, 16 ]);
 		push @fields, [ 24, 24 + 8 * 10 ] if $kind == 2;
 		push @fields, [ 24, 440 + 24 * 48 + 8 + 24 * 4 ] if $kind == 1;
 		push @fields, map { [ 24 + 16 * $_ + 8, 4 ] } 0 .. 3 if $kind == 3;
 		push @fields, [ 24, 24 * 20 ] if $kind == 7;
+		push @fields, [ 24, 16 ] if $kind == 4 || $kind == 8;    # a leaf's header (format 2)
 		my $f = $fields[ int(rand(@fields)) ];
 		$off = $f->[0] + int(rand($f->[1]));
 		$len = 1 + int(rand(4));
