@@ -32,9 +32,18 @@
  * ("max_distance") there are C(m, k) tables, each ordering the fingerprints
  * by a permutation that puts m - k chosen blocks first (blocks.h).  Two
  * fingerprints within k bits share the prefix in at least one table; within
- * r > k bits, they share it up to e(r) bits in some table, so a lookup
- * probes every prefix within e(r) bits of the query's (multi-probe), and
- * every radius is answered exactly.
+ * r > k bits, they share it up to some error in some table, so a lookup
+ * probes, in the tables of the radius's probe plan (core/probe_plan.h: the
+ * cheapest cover of every way of spreading r differing bits over the
+ * blocks, computed once per backend), every prefix within the table's
+ * error of the query's (multi-probe), and every radius is answered
+ * exactly.  At the default (4 blocks, 3) radius 4 / 5 / 6 probe 20 / 36 / 52
+ * prefixes (one table at error 1 and three exact, ...) instead of 4 x 17 =
+ * 68, and radius 0 / 1 / 2 need only 1 / 2 / 3 tables.  A table's prefixes
+ * are probed in ascending order; each descent starts from the deepest inner
+ * page of the previous one whose key range holds the prefix (the path is
+ * kept pinned), and the last leaf is kept pinned and locked again when the
+ * next prefix starts in it (probe.c).
  *
  * Entries are (64-bit hash, heap TID, flags), 16 bytes.  They live in:
  *	- runs: immutable sets of entries.  For each table a run holds a static
