@@ -29,6 +29,8 @@ REGRESS = type distance compute tokenizer aggregate encoding bad_input find_all 
 REGRESS += pgvector_compat distance_histogram
 # issue #14: the dedup jobs in parallel workers
 REGRESS += dedup_parallel
+# issue #13: radius lookups by probe plans, against a sequential reference
+REGRESS += index_probe
 REGRESS_OPTS = --inputdir=. --outputdir=$(or $(REGRESS_OUTDIR),.)
 
 # xxHash comes from Debian's libxxhash-dev, used header-only (inlined).
