@@ -403,6 +403,8 @@ extern void simhash_write_list(Relation index, const SimhashRunInput *input,
 extern SimhashRunHeader *simhash_read_run_header(Relation index, BlockNumber blkno,
 												 uint64 generation,
 												 BufferAccessStrategy strategy);
+extern int	simhash_inner_child(const SimhashInnerItem *items, int n, uint64 prefix,
+								uint64 mask);
 extern BlockNumber simhash_descend(Relation index, const SimhashRunTree *tree,
 								   uint64 generation, uint64 prefix, uint64 mask,
 								   BufferAccessStrategy strategy);

@@ -106,6 +106,18 @@ path_release(SearchState *s)
 	s->leaf = InvalidBuffer;
 }
 
+/*
+ * Is a kept (pinned, now locked) page still the one simhash_read_page()
+ * checked: of this kind and generation?
+ */
+static inline bool
+still_ours(Buffer buffer, uint16 kind, uint64 generation)
+{
+	SimhashPageOpaque opaque = SimhashPageGetOpaque(BufferGetPage(buffer));
+
+	return opaque->kind == kind && opaque->generation == generation;
+}
+
 /* Does prefix lie in the range of the kept page p? */
 static inline bool
 path_holds(const PathPage *p, uint64 prefix)
@@ -140,13 +152,19 @@ probe_descend(SearchState *s, uint64 prefix)
 		Page		page;
 		SimhashInnerItem *items;
 		int			n,
-					a = 0,
-					b,
 					c;
 
 		if (BufferIsValid(p->buffer) && p->blkno == blkno)
+		{
 			LockBuffer(p->buffer, BUFFER_LOCK_SHARE);
-		else
+			if (!still_ours(p->buffer, SIMHASH_INNER, s->generation))
+			{
+				/* not the page read before: read it again, checked */
+				UnlockReleaseBuffer(p->buffer);
+				p->buffer = InvalidBuffer;
+			}
+		}
+		if (!BufferIsValid(p->buffer) || p->blkno != blkno)
 		{
 			if (BufferIsValid(p->buffer))
 				ReleaseBuffer(p->buffer);
@@ -156,18 +174,8 @@ probe_descend(SearchState *s, uint64 prefix)
 		}
 		page = BufferGetPage(p->buffer);
 		items = SimhashPageInner(page);
-		n = b = SimhashPageItems(page);
-		/* the first item whose prefix >= prefix; the child before it */
-		while (a < b)
-		{
-			int			mid = (a + b) / 2;
-
-			if ((items[mid].key & mask) < prefix)
-				a = mid + 1;
-			else
-				b = mid;
-		}
-		c = a > 0 ? a - 1 : 0;
+		n = SimhashPageItems(page);
+		c = simhash_inner_child(items, n, prefix, mask);
 		blkno = items[c].child;
 		if (level > 1)
 		{
@@ -200,12 +208,17 @@ probe_leaf_next(SearchState *s, SimhashChain *chain)
 
 	if (BufferIsValid(s->leaf) && chain->next == s->leaf_blkno)
 	{
-		simhash_chain_step(chain->index, &chain->steps, chain->next);
 		IncrBufferRefCount(s->leaf);
 		LockBuffer(s->leaf, BUFFER_LOCK_SHARE);
-		chain->blkno = chain->next;
-		chain->next = SimhashPageGetOpaque(BufferGetPage(s->leaf))->next;
-		return s->leaf;
+		if (still_ours(s->leaf, SIMHASH_LEAF, s->generation))
+		{
+			simhash_chain_step(chain->index, &chain->steps, chain->next);
+			chain->blkno = chain->next;
+			chain->next = SimhashPageGetOpaque(BufferGetPage(s->leaf))->next;
+			return s->leaf;
+		}
+		/* not the page read before: read it again, checked */
+		UnlockReleaseBuffer(s->leaf);
 	}
 	buffer = simhash_chain_next(chain);
 	if (BufferIsValid(buffer))
