@@ -3,8 +3,8 @@
 # the plain-SQL baseline (four btree expression indexes on the 16-bit blocks
 # of the fingerprint, radius query = bitmap OR of four index scans + popcount
 # recheck) and a sequential scan, all in one run on fixed data:
-#   bench/index.sh            N = 1,000,000 rows (about 15 minutes on this
-#                             shared 2-core machine at load 8-10; about 5 idle)
+#   bench/index.sh            N = 1,000,000 rows (about 5 minutes idle; 30
+#                             minutes on the shared 2-core machine at load 6-12)
 #   bench/index.sh 10000000   N = 10,000,000 rows (about 20 minutes idle)
 # plus bench/churn.sh's goal mode when it has one (the goals block, below).
 # Data: ids 651..N are random (h = simhash_hash(id::text)); ids 1..600 are
