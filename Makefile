@@ -31,6 +31,8 @@ REGRESS += pgvector_compat distance_histogram
 REGRESS += dedup_parallel
 # issue #13: a chunked build leaves no free pages behind
 REGRESS += index_churn
+# issue #13: radius lookups by probe plans, against a sequential reference
+REGRESS += index_probe
 REGRESS_OPTS = --inputdir=. --outputdir=$(or $(REGRESS_OUTDIR),.)
 
 # xxHash comes from Debian's libxxhash-dev, used header-only (inlined).

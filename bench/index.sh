@@ -3,8 +3,10 @@
 # the plain-SQL baseline (four btree expression indexes on the 16-bit blocks
 # of the fingerprint, radius query = bitmap OR of four index scans + popcount
 # recheck) and a sequential scan, all in one run on fixed data:
-#   bench/index.sh            N = 1,000,000 rows (about 5 minutes)
-#   bench/index.sh 10000000   N = 10,000,000 rows (about 20 minutes)
+#   bench/index.sh            N = 1,000,000 rows (about 5 minutes idle; 30
+#                             minutes on the shared 2-core machine at load 6-12)
+#   bench/index.sh 10000000   N = 10,000,000 rows (about 20 minutes idle)
+# plus bench/churn.sh's goal mode when it has one (the goals block, below).
 # Data: ids 651..N are random (h = simhash_hash(id::text)); ids 1..600 are
 # near-duplicates of 100 of them (ids 1001..1100) at distances 1..6 (bits
 # chosen by hashing); ids 601..650 are isolated rows, each 3 bits from a
@@ -17,6 +19,13 @@
 #   4. insert throughput with pgbench, 1 and 2 clients
 #   5. VACUUM after deleting 10% of 1,000,000 rows
 #   6. blocks/max_distance settings at 1,000,000 rows
+#   Goals (issue #13): each goal with its figure from this run, met / not
+#      met: (1) bytes per row, radius-3 median, build time against the btree
+#      baseline's in the same run relative to that ratio at f736120; (2) churn,
+#      from bench/churn.sh's goal mode (run here when the script has one);
+#      (3) 2-client inserts against the table without an index (section 4);
+#      (4) the TAP test of standby safety (named, not timed); (5) the radius
+#      4-6 medians.
 # Latency is measured in the server: a PL/pgSQL loop with clock_timestamp()
 # around each statement (a cached generic plan, so no planning; warm cache:
 # one warm-up pass, then three timed passes), one core.  Autovacuum is off
@@ -370,6 +379,31 @@ DROP INDEX s_s;
 SQL
 done
 
+# ---- goal 2: bench/churn.sh's goal mode (issue #13), when it has one ----
+# It prints "goal 2 (churn): <x>x fresh (goal <= 1.2x): met|not met".  The
+# arguments of that mode can be set with CHURN_GOAL_ARGS.
+CHURN_GOAL_ARGS=${CHURN_GOAL_ARGS:-goal $N}
+if grep -q 'goal 2 (churn)' bench/churn.sh 2>/dev/null; then
+	step "goal 2: bash bench/churn.sh $CHURN_GOAL_ARGS"
+	# shellcheck disable=SC2086
+	CHURN_LINE=$(bash bench/churn.sh $CHURN_GOAL_ARGS 2>"$WORK/churn.err" | grep -m1 '^goal 2 (churn):' ||
+		echo "goal 2 (churn): not measured (bash bench/churn.sh $CHURN_GOAL_ARGS failed or printed no goal line)")
+else
+	CHURN_LINE="goal 2: not measured here (bench/churn.sh has no goal mode)"
+fi
+# goal 1's build-time reference: simhash CREATE INDEX over the btree
+# baseline's four builds, both at f736120 on this machine (the figures the
+# issue was measured with): 0.39 s / 1.84 s at 1M rows, 7.78 s / 23.2 s at 10M
+if [ "$N" -ge 3000000 ]; then
+	REF_SIMHASH=7.78 REF_BTREE=23.2 REF_AT=10000000
+else
+	REF_SIMHASH=0.39 REF_BTREE=1.84 REF_AT=1000000
+fi
+REF_NOTE="bench/index.sh $REF_AT at f736120: simhash $REF_SIMHASH s, btree baseline $REF_BTREE s"
+[ "$N" -eq "$REF_AT" ] || REF_NOTE="$REF_NOTE (no reference at N = $N: the nearest)"
+STANDBY_TAP=test/t/030_index_standby_recycle.pl
+if [ -f "$STANDBY_TAP" ]; then STANDBY_HAVE="in this checkout"; else STANDBY_HAVE="NOT in this checkout"; fi
+
 # ---- report ----
 step "report"
 {
@@ -424,6 +458,7 @@ SELECT label, r, count(DISTINCT qid) AS queries, count(*) AS samples,
        avg(cardinality(ids)) AS rows_per_query,
        count(*) FILTER (WHERE wrong) AS mismatches, bool_or(wrong IS NULL) AS unchecked
 FROM lat_check l GROUP BY label, r;
+INSERT INTO notes SELECT 'mismatches', sum(mismatches) FROM summary \g /dev/null
 SELECT label AS method, r AS radius, queries || ' x ' || samples / queries AS runs, round(median::numeric, 3) AS median_ms,
        round(p99::numeric, 3) AS p99_ms, round(p99_best::numeric, 3) AS p99_of_best_ms,
        round(rows_per_query, 2) AS rows_per_query, CASE WHEN unchecked THEN '-' ELSE mismatches::text END AS mismatches
@@ -533,6 +568,42 @@ SQL
 	echo
 	echo 'Where the time goes (EXPLAIN (ANALYZE, BUFFERS) of the slowest radius-3 lookups, run again after the timed pass):'
 	cat "$WORK/slowest.txt" "$WORK/after_inserts.txt"
+	echo
+	sql -v ref_simhash="$REF_SIMHASH" -v ref_btree="$REF_BTREE" -v ref_note="$REF_NOTE" \
+		-v churn="$CHURN_LINE" -v standby="$STANDBY_TAP" -v standby_have="$STANDBY_HAVE" \
+		-v load="$(cut -d' ' -f1-3 /proc/loadavg)" <<'SQL'
+\t on
+\a
+SELECT format('Goals (issue #13) at %s rows (load average at the end: %s)', to_char(n, 'FM999,999,999'), :'load') FROM cfg;
+WITH b AS (SELECT what, sum(s) AS s, sum(bytes) AS bytes FROM build GROUP BY what),
+	sh AS (SELECT * FROM b WHERE what = 'simhash'), bt AS (SELECT * FROM b WHERE what = 'btree baseline'),
+	med AS (SELECT r, percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS median FROM lat WHERE label = 'simhash' GROUP BY r),
+	best AS (SELECT r, percentile_cont(0.5) WITHIN GROUP (ORDER BY best) AS median
+	         FROM (SELECT r, qid, min(ms) AS best FROM lat WHERE label = 'simhash' GROUP BY r, qid) x GROUP BY r),
+	i2 AS (SELECT idx, max(tps) AS tps FROM ins WHERE clients = 2 AND rows_per_txn = 1 GROUP BY idx),
+	g5 AS (SELECT max(median) AS worst, string_agg(format('r%s %s', r, round(median::numeric, 3)), ', ' ORDER BY r) AS each
+	       FROM med WHERE r BETWEEN 4 AND 6),
+	g5b AS (SELECT string_agg(format('r%s %s', r, round(median::numeric, 3)), ', ' ORDER BY r) AS each FROM best WHERE r BETWEEN 4 AND 6)
+SELECT line FROM (
+	SELECT 1 AS o, format('goal 1 (size): %s bytes per row at blocks 4, max_distance 3 (goal <= 40): %s',
+		round(sh.bytes::numeric / cfg.n, 1), CASE WHEN sh.bytes::numeric / cfg.n <= 40 THEN 'met' ELSE 'not met' END) AS line FROM sh, cfg
+	UNION ALL SELECT 2, format('goal 1 (radius-3 lookups): median %s ms (goal <= 0.015 ms): %s',
+		round(m.median::numeric, 4), CASE WHEN m.median <= 0.015 THEN 'met' ELSE 'not met' END) FROM med m WHERE r = 3
+	UNION ALL SELECT 3, format('goal 1 (build time): simhash %s s / btree baseline %s s = %s, against %s / %s = %s (%s): %sx (goal <= 1.2x): %s',
+		round(sh.s::numeric, 2), round(bt.s::numeric, 2), round((sh.s / bt.s)::numeric, 3),
+		:'ref_simhash', :'ref_btree', round(:'ref_simhash'::numeric / :'ref_btree'::numeric, 3), :'ref_note',
+		round(((sh.s / bt.s) / (:'ref_simhash'::float8 / :'ref_btree'::float8))::numeric, 2),
+		CASE WHEN (sh.s / bt.s) / (:'ref_simhash'::float8 / :'ref_btree'::float8) <= 1.2 THEN 'met' ELSE 'not met' END) FROM sh, bt
+	UNION ALL SELECT 4, :'churn'
+	UNION ALL SELECT 5, format('goal 3 (inserts): 2 clients, 1 row per transaction (section 4): simhash %s rows/s / no index %s rows/s = %sx (goal >= 0.9x): %s',
+		round(s.tps), round(x.tps), round((s.tps / x.tps)::numeric, 2), CASE WHEN s.tps / x.tps >= 0.9 THEN 'met' ELSE 'not met' END)
+		FROM i2 s, i2 x WHERE s.idx = 'simhash' AND x.idx = 'no index'
+	UNION ALL SELECT 6, format('goal 4 (standby safety): TAP test %s (%s; run by test/run.sh, not timed here)', :'standby', :'standby_have')
+	UNION ALL SELECT 7, format('goal 5 (radius 4-6 lookups): medians %s ms (goal <= 0.05 ms each): %s; each query''s best of its 3 runs, median: %s ms',
+		g5.each, CASE WHEN g5.worst <= 0.05 THEN 'met' ELSE 'not met' END, g5b.each) FROM g5, g5b
+	UNION ALL SELECT 8, format('every lookup exact: %s mismatches against the sequential reference', v) FROM notes WHERE k = 'mismatches'
+) x ORDER BY o;
+SQL
 } 2>&1 | tee "$REPORT.tmp"
 mv "$REPORT.tmp" "$REPORT"
 step "done: $REPORT"

@@ -39,9 +39,18 @@
  * ("max_distance") there are C(m, k) tables, each ordering the fingerprints
  * by a permutation that puts m - k chosen blocks first (blocks.h).  Two
  * fingerprints within k bits share the prefix in at least one table; within
- * r > k bits, they share it up to e(r) bits in some table, so a lookup
- * probes every prefix within e(r) bits of the query's (multi-probe), and
- * every radius is answered exactly.
+ * r > k bits, they share it up to some error in some table, so a lookup
+ * probes, in the tables of the radius's probe plan (core/probe_plan.h: the
+ * cheapest cover of every way of spreading r differing bits over the
+ * blocks, computed once per backend), every prefix within the table's
+ * error of the query's (multi-probe), and every radius is answered
+ * exactly.  At the default (4 blocks, 3) radius 4 / 5 / 6 probe 20 / 36 / 52
+ * prefixes (one table at error 1 and three exact, ...) instead of 4 x 17 =
+ * 68, and radius 0 / 1 / 2 need only 1 / 2 / 3 tables.  A table's prefixes
+ * are probed in ascending order; each descent starts from the deepest inner
+ * page of the previous one whose key range holds the prefix (the path is
+ * kept pinned), and the last leaf is kept pinned and locked again when the
+ * next prefix starts in it (probe.c).
  *
  * Entries are (64-bit hash, heap TID, flags).  They live in:
  *	- runs: immutable sets of entries.  For each table a run holds a static
@@ -534,6 +543,8 @@ extern void simhash_write_list(Relation index, const SimhashRunInput *input,
 extern SimhashRunHeader *simhash_read_run_header(Relation index, BlockNumber blkno,
 												 uint64 generation,
 												 BufferAccessStrategy strategy);
+extern int	simhash_inner_child(const SimhashInnerItem *items, int n, uint64 prefix,
+								uint64 mask);
 extern BlockNumber simhash_descend(Relation index, const SimhashRunTree *tree,
 								   uint64 generation, uint64 prefix, uint64 mask,
 								   BufferAccessStrategy strategy);
@@ -645,10 +656,10 @@ extern int	simhash_leaf_decode(Relation index, Buffer buffer, const SimhashTable
 								SimhashEntry *entries);
 extern int	simhash_cmp_uint64(const void *a, const void *b);
 extern void simhash_resolver_init(SimhashResolver *r);
-extern void simhash_search_leaves(Relation index, const SimhashRunTree *tree,
-								  uint64 generation, const SimhashTable *tab,
-								  uint64 prefix, uint64 center, int radius,
-								  SimhashResolver *resolver, SimhashMatches *out);
+extern bool simhash_search_leaf(Relation index, BlockNumber blkno, Buffer buffer,
+								const SimhashTable *tab, uint64 prefix, uint64 qkey,
+								int radius, SimhashResolver *resolver,
+								SimhashMatches *out);
 extern void simhash_resolve(Relation index, const SimhashRunTree *tree0, uint64 generation,
 							SimhashResolver *r, SimhashMatches *out);
 

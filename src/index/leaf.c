@@ -114,62 +114,46 @@ emit_live(Relation index, BlockNumber blkno, const SvLeaf *leaf, int i,
 }
 
 /*
- * All entries of tree `tree` (of table tab->table) whose permuted prefix
- * equals `prefix` and within radius of center: table 0's live ones go to
- * *out (and their hashes, dead or not, to resolver->found); other tables'
- * hashes go to resolver->want, for simhash_resolve().
+ * The entries of one leaf of table tab->table (locked in `buffer`, block
+ * blkno) whose permuted prefix equals `prefix` and within radius of center
+ * (qkey: center permuted by the table): table 0's live ones go to *out
+ * (and their hashes, dead or not, to resolver->found); other tables'
+ * hashes go to resolver->want, for simhash_resolve().  Returns true when
+ * the leaf holds a key past the prefix (the following leaves need not be
+ * read).
  */
-void
-simhash_search_leaves(Relation index, const SimhashRunTree *tree, uint64 generation,
-					  const SimhashTable *tab, uint64 prefix, uint64 center, int radius,
-					  SimhashResolver *resolver, SimhashMatches *out)
+bool
+simhash_search_leaf(Relation index, BlockNumber blkno, Buffer buffer,
+					const SimhashTable *tab, uint64 prefix, uint64 qkey, int radius,
+					SimhashResolver *resolver, SimhashMatches *out)
 {
 	uint64		mask = tab->prefix_mask;
-	uint64		qkey = simhash_table_permute(tab, center);
 	bool		entries = (tab->table == 0);
-	SimhashChain leaves;
-	Buffer		buffer;
+	SvLeaf		leaf;
 
 	prefix &= mask;
-	simhash_chain_begin(&leaves, index,
-						simhash_descend(index, tree, generation, prefix, mask, NULL),
-						simhash_leaf_kind(tab->table), generation, BUFFER_LOCK_SHARE, 0, NULL);
-
-	/* scan leaves from the first entry with prefix >= prefix while it equals it */
-	while (BufferIsValid(buffer = simhash_chain_next(&leaves)))
+	sv_leaf_open(PageGetContents(BufferGetPage(buffer)), &leaf);
+	for (int i = sv_leaf_lower_bound(&leaf, prefix, mask); i < leaf.count; i++)
 	{
-		SvLeaf		leaf;
-		bool		done = false;
-		int			i;
+		uint64		key = sv_leaf_key(&leaf, i);
 
-		sv_leaf_open(PageGetContents(BufferGetPage(buffer)), &leaf);
-		for (i = sv_leaf_lower_bound(&leaf, prefix, mask); i < leaf.count; i++)
+		if ((key & mask) != prefix)
+			return true;
+		if (pg_popcount64(key ^ qkey) > radius)
+			continue;
+		if (!entries)
+			push(&resolver->want, &resolver->nwant, &resolver->capwant,
+				 simhash_table_unpermute(tab, key));
+		else
 		{
-			uint64		key = sv_leaf_key(&leaf, i);
-
-			if ((key & mask) != prefix)
-			{
-				done = true;
-				break;
-			}
-			if (pg_popcount64(key ^ qkey) > radius)
-				continue;
-			if (!entries)
-				push(&resolver->want, &resolver->nwant, &resolver->capwant,
-					 simhash_table_unpermute(tab, key));
-			else
-			{
-				push(&resolver->found, &resolver->nfound, &resolver->capfound, key);
-				emit_live(index, leaves.blkno, &leaf, i, key, out);
-			}
+			push(&resolver->found, &resolver->nfound, &resolver->capfound, key);
+			emit_live(index, blkno, &leaf, i, key, out);
 		}
-		UnlockReleaseBuffer(buffer);
-		if (done)
-			break;
 	}
+	return false;
 }
 
-/* qsort comparator of uint64 (also merge.c's) */
+/* qsort comparator of uint64 (also merge.c's and probe.c's) */
 int
 simhash_cmp_uint64(const void *a, const void *b)
 {

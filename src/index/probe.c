@@ -1,10 +1,12 @@
 /*
  * probe.c
  *		Searching the simhash index (design: am.h): the entries of a run
- *		within a radius of a query, by probing each table's tree at every
- *		prefix within the probe distance of the query's (or by reading the
- *		first tree whole when that is cheaper), and of a list, by reading
- *		it.
+ *		within a radius of a query, by probing the trees of the tables that
+ *		the radius's probe plan names (core/probe_plan.h) at every prefix
+ *		within the plan's error of the query's, in ascending order, each
+ *		descent starting from the deepest inner page of the previous one
+ *		that holds the prefix (or by reading the first tree whole when that
+ *		is cheaper), and of a list, by reading it.
  */
 #include "postgres.h"
 
@@ -12,23 +14,60 @@
 #include "port/pg_bitutils.h"
 
 #include "am.h"
+#include "core/probe_plan.h"
 
 #define MAX_PROBES_PER_TABLE 4096
 
-/*
- * The prefix distance to probe for radius r: if two fingerprints are
- * within r bits, some table's chosen m - k blocks differ in at most this
- * many bits (the m - k blocks with the fewest differences, with the r
- * differing bits spread as evenly as possible over the m blocks).
- */
-static int
-probe_distance(const SimhashBlocks *blocks, int radius)
-{
-	int			m = blocks->nblocks;
-	int			k = blocks->max_distance;
+/* probe plans computed in this backend, by (blocks, max_distance, radius) */
+#define PLAN_CACHE 16
+static SimhashProbePlan plan_cache[PLAN_CACHE];
+static int	plans_cached = 0;
+static int	plan_next = 0;
 
-	return (m - k) * (radius / m) + Max(0, radius % m - k);
+/*
+ * The probe plan of radius r (0 .. 64) for these blocks: computed once per
+ * backend (up to about 30 ms for large settings, microseconds at the
+ * default) and kept.
+ */
+static const SimhashProbePlan *
+probe_plan(const SimhashBlocks *blocks, int radius)
+{
+	SimhashProbePlan *plan;
+	size_t		size;
+	void	   *space;
+
+	for (int i = 0; i < plans_cached; i++)
+		if (plan_cache[i].nblocks == blocks->nblocks &&
+			plan_cache[i].max_distance == blocks->max_distance &&
+			plan_cache[i].radius == radius)
+			return &plan_cache[i];
+	size = simhash_probe_plan_space(blocks, radius);
+	space = size > 0 ? palloc(size) : NULL;
+	plan = &plan_cache[plan_next];
+	plan->nblocks = 0;			/* not valid until computed */
+	simhash_probe_plan(blocks, radius, space, plan);
+	if (space)
+		pfree(space);
+	plan_next = (plan_next + 1) % PLAN_CACHE;
+	plans_cached = Max(plans_cached, plan_next == 0 ? PLAN_CACHE : plan_next);
+	return plan;
 }
+
+/*
+ * One inner page of the path of the last descent of a tree: kept pinned
+ * (not locked) while the tree is probed, with the range of prefixes P whose
+ * descent passes through it, low < P <= high (masked keys; a missing bound
+ * is unbounded).
+ */
+typedef struct PathPage
+{
+	Buffer		buffer;			/* InvalidBuffer: none */
+	BlockNumber blkno;
+	bool		has_low;
+	bool		has_high;
+	uint64		low;
+	uint64		high;
+} PathPage;
 
 /* what a search of one tree looks for, and where its matches go */
 typedef struct SearchState
@@ -41,6 +80,9 @@ typedef struct SearchState
 	int			radius;
 	SimhashMatches *out;
 	SimhashResolver *resolver;	/* other tables' hashes, to resolve */
+	PathPage   *path;			/* [1 .. tree->height]: level 1 is above the leaves */
+	Buffer		leaf;			/* the last leaf read, kept pinned (unlocked) */
+	BlockNumber leaf_blkno;
 } SearchState;
 
 /* Is entry e live and within radius of center? */
@@ -48,6 +90,154 @@ static inline bool
 entry_matches(const SimhashEntry *e, uint64 center, int radius)
 {
 	return !(e->flags & SIMHASH_ENTRY_DEAD) && pg_popcount64(e->hash ^ center) <= radius;
+}
+
+/* Unpin the kept path of a tree's last descent and its last leaf. */
+static void
+path_release(SearchState *s)
+{
+	for (int level = 1; level <= s->tree->height; level++)
+	{
+		if (BufferIsValid(s->path[level].buffer))
+			ReleaseBuffer(s->path[level].buffer);
+		s->path[level].buffer = InvalidBuffer;
+	}
+	if (BufferIsValid(s->leaf))
+		ReleaseBuffer(s->leaf);
+	s->leaf = InvalidBuffer;
+}
+
+/*
+ * Is a kept (pinned, now locked) page still the one simhash_read_page()
+ * checked: of this kind and generation?
+ */
+static inline bool
+still_ours(Buffer buffer, uint16 kind, uint64 generation)
+{
+	SimhashPageOpaque opaque = SimhashPageGetOpaque(BufferGetPage(buffer));
+
+	return opaque->kind == kind && opaque->generation == generation;
+}
+
+/* Does prefix lie in the range of the kept page p? */
+static inline bool
+path_holds(const PathPage *p, uint64 prefix)
+{
+	return BufferIsValid(p->buffer) &&
+		(!p->has_low || p->low < prefix) && (!p->has_high || prefix <= p->high);
+}
+
+/*
+ * simhash_descend() for a masked prefix, from the deepest page of the kept
+ * path whose range holds it (prefixes probed in ascending order share most
+ * of their path), keeping the new path pinned: the same leaf, fewer pages
+ * read.
+ */
+static BlockNumber
+probe_descend(SearchState *s, uint64 prefix)
+{
+	uint64		mask = s->tab->prefix_mask;
+	int			level = s->tree->height;
+	BlockNumber blkno = s->tree->root;
+
+	for (int l = 1; l < s->tree->height; l++)
+		if (path_holds(&s->path[l], prefix))
+		{
+			level = l;
+			blkno = s->path[l].blkno;
+			break;
+		}
+	for (; level > 0; level--)
+	{
+		PathPage   *p = &s->path[level];
+		Page		page;
+		SimhashInnerItem *items;
+		int			n,
+					c;
+
+		if (BufferIsValid(p->buffer) && p->blkno == blkno)
+		{
+			LockBuffer(p->buffer, BUFFER_LOCK_SHARE);
+			if (!still_ours(p->buffer, SIMHASH_INNER, s->generation))
+			{
+				/* not the page read before: read it again, checked */
+				UnlockReleaseBuffer(p->buffer);
+				p->buffer = InvalidBuffer;
+			}
+		}
+		if (!BufferIsValid(p->buffer) || p->blkno != blkno)
+		{
+			if (BufferIsValid(p->buffer))
+				ReleaseBuffer(p->buffer);
+			p->buffer = simhash_read_page(s->index, blkno, BUFFER_LOCK_SHARE,
+										  SIMHASH_INNER, s->generation, 0, NULL);
+			p->blkno = blkno;
+		}
+		page = BufferGetPage(p->buffer);
+		items = SimhashPageInner(page);
+		n = SimhashPageItems(page);
+		c = simhash_inner_child(items, n, prefix, mask);
+		blkno = items[c].child;
+		if (level > 1)
+		{
+			PathPage   *below = &s->path[level - 1];
+
+			below->has_low = c > 0 || p->has_low;
+			below->low = c > 0 ? items[c].key & mask : p->low;
+			below->has_high = c + 1 < n || p->has_high;
+			below->high = c + 1 < n ? items[c + 1].key & mask : p->high;
+			if (BufferIsValid(below->buffer) && below->blkno != blkno)
+			{
+				ReleaseBuffer(below->buffer);
+				below->buffer = InvalidBuffer;
+			}
+		}
+		LockBuffer(p->buffer, BUFFER_LOCK_UNLOCK);
+	}
+	return blkno;
+}
+
+/*
+ * simhash_chain_next() for the leaves of a probe: the leaf read last (kept
+ * pinned) is locked again instead of read, as probes in ascending order
+ * often start in it.  Release with probe_leaf_release().
+ */
+static Buffer
+probe_leaf_next(SearchState *s, SimhashChain *chain)
+{
+	Buffer		buffer;
+
+	if (BufferIsValid(s->leaf) && chain->next == s->leaf_blkno)
+	{
+		IncrBufferRefCount(s->leaf);
+		LockBuffer(s->leaf, BUFFER_LOCK_SHARE);
+		if (still_ours(s->leaf, simhash_leaf_kind(s->tab->table), s->generation))
+		{
+			simhash_chain_step(chain->index, &chain->steps, chain->next);
+			chain->blkno = chain->next;
+			chain->next = SimhashPageGetOpaque(BufferGetPage(s->leaf))->next;
+			return s->leaf;
+		}
+		/* not the page read before: read it again, checked */
+		UnlockReleaseBuffer(s->leaf);
+	}
+	buffer = simhash_chain_next(chain);
+	if (BufferIsValid(buffer))
+	{
+		if (BufferIsValid(s->leaf))
+			ReleaseBuffer(s->leaf);
+		IncrBufferRefCount(buffer);
+		s->leaf = buffer;
+		s->leaf_blkno = chain->blkno;
+	}
+	return buffer;
+}
+
+/* Unlock and unpin a leaf of probe_leaf_next() (s->leaf stays pinned). */
+static inline void
+probe_leaf_release(Buffer buffer)
+{
+	UnlockReleaseBuffer(buffer);
 }
 
 /*
@@ -59,58 +249,57 @@ entry_matches(const SimhashEntry *e, uint64 center, int radius)
 static void
 search_prefix(SearchState *s, uint64 lo)
 {
-	simhash_search_leaves(s->index, s->tree, s->generation, s->tab, lo,
-						  s->center, s->radius, s->resolver, s->out);
+	uint64		qkey = simhash_table_permute(s->tab, s->center);
+	SimhashChain leaves;
+	Buffer		buffer;
+
+	lo &= s->tab->prefix_mask;
+	simhash_chain_begin(&leaves, s->index, probe_descend(s, lo),
+						simhash_leaf_kind(s->tab->table), s->generation,
+						BUFFER_LOCK_SHARE, 0, NULL);
+
+	/* scan leaves from the first entry with prefix >= lo while it equals lo */
+	while (BufferIsValid(buffer = probe_leaf_next(s, &leaves)))
+	{
+		bool		done = simhash_search_leaf(s->index, leaves.blkno, buffer, s->tab, lo,
+											   qkey, s->radius, s->resolver, s->out);
+
+		probe_leaf_release(buffer);
+		if (done)
+			break;
+	}
 }
 
-/* Probe every prefix within `left` more flipped bits, at bits below `bit`. */
+/* Add to keys[*n] every prefix within `left` more flipped bits, below `bit`. */
 static void
-probe(SearchState *s, uint64 prefix, int bit, int lowest, int left)
+list_prefixes(uint64 prefix, int bit, int lowest, int left, uint64 *keys, int *n)
 {
-	search_prefix(s, prefix);
+	keys[(*n)++] = prefix;
 	if (left == 0)
 		return;
 	for (int b = bit - 1; b >= lowest; b--)
-		probe(s, prefix ^ ((uint64) 1 << b), b, lowest, left - 1);
-}
-
-/* How many prefixes of `bits` bits lie within e bits of one (saturating). */
-static uint64
-count_probes(int bits, int e)
-{
-	uint64		total = 0;
-
-	for (int j = 0; j <= e && j <= bits; j++)
-	{
-		uint64		c = simhash_binomial(bits, j);
-
-		if (c == UINT64_MAX || total + c < total)
-			return UINT64_MAX;
-		total += c;
-	}
-	return total;
+		list_prefixes(prefix ^ ((uint64) 1 << b), b, lowest, left - 1, keys, n);
 }
 
 /*
  * Would simhash_search_run() read a whole tree, for this radius and a run
- * of nentries?  When the probes (a descent of each table's tree each) would
- * touch more pages than the first tree's leaves, reading those is cheaper.
+ * of nentries?  When the plan's probes (a descent each) would touch more
+ * pages than the first tree's leaves, reading those is cheaper; so when a
+ * table would need more than MAX_PROBES_PER_TABLE.
  */
 bool
 simhash_search_reads_all(const SimhashBlocks *blocks, int radius, uint64 nentries)
 {
-	SimhashTable tab;
-	uint64		probes;
+	const SimhashProbePlan *plan = probe_plan(blocks, Min(Max(radius, 0), 64));
 	double		leaves = (double) nentries / SIMHASH_PAGE_ITEMS + 1;
 	double		height = 1;
 
-	simhash_table_init(blocks, 0, &tab);
-	probes = count_probes(tab.prefix_bits, probe_distance(blocks, Min(radius, 64)));
-	if (probes > MAX_PROBES_PER_TABLE)
-		return true;
+	for (int t = 0; t < plan->ntables; t++)
+		if (simhash_probe_count(simhash_prefix_bits(blocks, t), plan->e[t]) > MAX_PROBES_PER_TABLE)
+			return true;
 	for (double pages = leaves; pages > 1; pages /= SIMHASH_PAGE_ITEMS)
 		height++;
-	return (double) probes * blocks->ntables * height > leaves;
+	return (double) plan->cost * height > leaves;
 }
 
 /* what match_entries() looks for, and where its matches go */
@@ -152,9 +341,11 @@ simhash_search_run(Relation index, const SimhashBlocks *blocks,
 				   SimhashMatches *out)
 {
 	SimhashRunHeader *header;
-	int			e;
+	const SimhashProbePlan *plan;
 	SimhashTable *tab;
 	SimhashResolver resolver;
+	uint64	   *keys;
+	uint64		maxkeys = 1;
 
 	if (radius < 0)
 		return;
@@ -171,14 +362,22 @@ simhash_search_run(Relation index, const SimhashBlocks *blocks,
 		return;
 	}
 
-	e = probe_distance(blocks, radius);
+	plan = probe_plan(blocks, radius);
 	tab = palloc(sizeof(SimhashTable));
 	simhash_resolver_init(&resolver);
+	for (int t = 0; t < blocks->ntables; t++)
+		maxkeys = Max(maxkeys, simhash_probe_count(simhash_prefix_bits(blocks, t), plan->e[t]));
+	/* at most MAX_PROBES_PER_TABLE: else simhash_search_reads_all() */
+	Assert(maxkeys <= MAX_PROBES_PER_TABLE);
+	keys = palloc(sizeof(uint64) * maxkeys);
 	for (int t = 0; t < blocks->ntables; t++)
 	{
 		SearchState s;
 		uint64		qkey;
+		int			nkeys = 0;
 
+		if (plan->e[t] < 0)
+			continue;
 		simhash_table_init(blocks, t, tab);
 		s.index = index;
 		s.generation = run->generation;
@@ -188,11 +387,24 @@ simhash_search_run(Relation index, const SimhashBlocks *blocks,
 		s.radius = radius;
 		s.out = out;
 		s.resolver = &resolver;
+		s.path = palloc0(sizeof(PathPage) * (s.tree->height + 1));
+		for (int level = 0; level <= s.tree->height; level++)
+			s.path[level].buffer = InvalidBuffer;
+		s.leaf = InvalidBuffer;
+		s.leaf_blkno = InvalidBlockNumber;
 		qkey = simhash_table_permute(tab, center) & tab->prefix_mask;
-		probe(&s, qkey, 64, 64 - tab->prefix_bits, Min(e, tab->prefix_bits));
+		list_prefixes(qkey, 64, 64 - tab->prefix_bits, Min(plan->e[t], tab->prefix_bits),
+					  keys, &nkeys);
+		if (nkeys > 1)
+			qsort(keys, nkeys, sizeof(uint64), simhash_cmp_uint64);
+		for (int i = 0; i < nkeys; i++)
+			search_prefix(&s, keys[i]);
+		path_release(&s);
+		pfree(s.path);
 		CHECK_FOR_INTERRUPTS();
 	}
 	simhash_resolve(index, &header->trees[0], run->generation, &resolver, out);
+	pfree(keys);
 	pfree(tab);
 	pfree(header);
 }

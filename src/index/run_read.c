@@ -47,6 +47,29 @@ simhash_read_run_header(Relation index, BlockNumber blkno, uint64 generation,
 }
 
 /*
+ * Which of an inner page's n items to descend to for a masked prefix: the
+ * last whose first key (masked) is below it, or the first if none is.
+ */
+int
+simhash_inner_child(const SimhashInnerItem *items, int n, uint64 prefix, uint64 mask)
+{
+	int			a = 0,
+				b = n;
+
+	/* the first item whose prefix >= prefix */
+	while (a < b)
+	{
+		int			mid = (a + b) / 2;
+
+		if ((items[mid].key & mask) < prefix)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a > 0 ? a - 1 : 0;
+}
+
+/*
  * Descend a tree (of a checked run header) to the leaf where the entries
  * whose permuted prefix (key & mask) is at least prefix & mask begin: at
  * each inner level, the last child whose first prefix is below it (the
@@ -65,20 +88,8 @@ simhash_descend(Relation index, const SimhashRunTree *tree, uint64 generation,
 											   SIMHASH_INNER, generation, 0, strategy);
 		Page		page = BufferGetPage(buffer);
 		SimhashInnerItem *items = SimhashPageInner(page);
-		int			a = 0,
-					b = SimhashPageItems(page);
 
-		/* the first item whose prefix >= prefix */
-		while (a < b)
-		{
-			int			mid = (a + b) / 2;
-
-			if ((items[mid].key & mask) < prefix)
-				a = mid + 1;
-			else
-				b = mid;
-		}
-		blkno = items[a > 0 ? a - 1 : 0].child;
+		blkno = items[simhash_inner_child(items, SimhashPageItems(page), prefix, mask)].child;
 		UnlockReleaseBuffer(buffer);
 	}
 	return blkno;
