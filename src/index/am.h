@@ -88,9 +88,9 @@
  *	  a free page.  Not an AccessExclusiveLock: that would need an xid,
  *	  which a parallel VACUUM (the default for a table with two indexes)
  *	  cannot assign, and would cancel every standby query on the index;
- *	- VACUUM compacts (vacuum.c) when more than a sixth of the file, not
- *	  counting its free end, is free: it rewrites all runs and the pending
- *	  list as one run into the lowest pages (first above the target size
+ *	- VACUUM compacts (vacuum.c) when the file, not counting its free end,
+ *	  is more than 1.15 times (and 16 pages) what its live entries would
+ *	  take as one run: it rewrites all runs and the pending lanes as one run into the lowest pages (first above the target size
  *	  and then back below it, when the pages below cannot take it), and
  *	  truncates.  What these merges replace is recycled at once when no
  *	  backend holds a snapshot old enough to read it (alloc.c; otherwise
