@@ -294,6 +294,7 @@ extern uint64 dedup_search_drain(SimhashRowPairs *r, SimhashRowPair *pairs,
 /* ---- dedup/parallel.c: the in-memory search in parallel workers ---- */
 
 extern int	simhash_parallel_min_rows;
+extern int	simhash_scan_workers(Relation rel, double reltuples, int max_workers);
 extern void dedup_parallel_define_gucs(void);
 
 /*

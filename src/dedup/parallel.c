@@ -48,11 +48,13 @@
 #include "port/atomics.h"
 #include "storage/condition_variable.h"
 #include "storage/buffile.h"
+#include "storage/bufmgr.h"
 #include "storage/sharedfileset.h"
 #include "storage/shm_toc.h"
 #include "storage/spin.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
+#include "utils/rel.h"
 
 /* shm_toc keys */
 #define DEDUP_KEY_SHARED	UINT64CONST(0x5348440000000001)
@@ -351,4 +353,27 @@ dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
 	DestroyParallelContext(pcxt);
 	ExitParallelMode();
 	return true;
+}
+
+/*
+ * Workers for a parallel heap scan of rel (the jobs' read, CREATE INDEX's
+ * scan) of about reltuples rows (< 0: not yet counted, 100 per block):
+ * none below simhash.parallel_min_rows, else max_parallel_maintenance_workers
+ * capped by max_workers and by the table's parallel_workers storage
+ * parameter when it is set.
+ */
+int
+simhash_scan_workers(Relation rel, double reltuples, int max_workers)
+{
+	int			nworkers = Min(max_parallel_maintenance_workers, max_workers);
+
+	if (IsParallelWorker() || nworkers <= 0)
+		return 0;
+	if (reltuples < 0)
+		reltuples = 100.0 * RelationGetNumberOfBlocks(rel);
+	if (reltuples < (double) simhash_parallel_min_rows)
+		return 0;
+	if (RelationGetParallelWorkers(rel, -1) >= 0)
+		nworkers = Min(nworkers, RelationGetParallelWorkers(rel, -1));
+	return nworkers;
 }

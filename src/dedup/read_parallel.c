@@ -297,19 +297,7 @@ read_by_scan(DedupInput *in, Relation rel, bool *widen)
 static int
 plan_workers(DedupInput *in, Relation rel)
 {
-	double		rows = in->reltuples;
-
-	if (IsParallelWorker() || max_parallel_maintenance_workers <= 0)
-		return 0;
-	if (rows < 0)
-		rows = 100.0 * RelationGetNumberOfBlocks(rel);
-	if (rows < (double) simhash_parallel_min_rows)
-		return 0;
-	/* the table's parallel_workers storage parameter, if set, caps them */
-	if (RelationGetParallelWorkers(rel, -1) >= 0)
-		return Min(RelationGetParallelWorkers(rel, -1),
-				   Min(max_parallel_maintenance_workers, READ_MAX_WORKERS));
-	return Min(max_parallel_maintenance_workers, READ_MAX_WORKERS);
+	return simhash_scan_workers(rel, in->reltuples, READ_MAX_WORKERS);
 }
 
 bool

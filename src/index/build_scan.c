@@ -272,20 +272,15 @@ merge_files(ScanShared *sh, int nworkers, bool leader, Relation index,
 static int
 plan_workers(Relation heap, Relation index)
 {
-	double		rows = heap->rd_rel->reltuples;
-	int			nworkers = Min(max_parallel_maintenance_workers, SCAN_MAX_WORKERS);
+	int			nworkers;
 
-	if (IsParallelWorker() || IsInParallelMode() || nworkers <= 0)
+	if (IsInParallelMode())
 		return 0;
 	if (heap->rd_rel->relam != HEAP_TABLE_AM_OID || RelationUsesLocalBuffers(heap))
 		return 0;
-	if (rows < 0)
-		rows = 100.0 * RelationGetNumberOfBlocks(heap);
-	if (rows < (double) simhash_parallel_min_rows)
+	nworkers = simhash_scan_workers(heap, heap->rd_rel->reltuples, SCAN_MAX_WORKERS);
+	if (nworkers <= 0)
 		return 0;
-	/* the table's parallel_workers storage parameter, if set, caps them */
-	if (RelationGetParallelWorkers(heap, -1) >= 0)
-		nworkers = Min(nworkers, RelationGetParallelWorkers(heap, -1));
 	/* expressions and predicates run in the workers: the planner checks them */
 	if (RelationGetIndexExpressions(index) != NIL ||
 		RelationGetIndexPredicate(index) != NIL)
