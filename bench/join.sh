@@ -5,6 +5,7 @@
 #                              12 minutes on the shared 2-core machine)
 #   bench/join.sh 1000000      N = 1,000,000 rows
 #   GRID="100 1000" bench/join.sh 1000000   other outer sizes
+#   RADIUS=6 GRID="100000 1000000" bench/join.sh   the grid at another radius
 # Data (fixed, bench/planted_docs.sql as bench/dedup.sh): ids 1 .. 0.95 N have
 # h = simhash_hash(id::text); ids above are copies of a pseudo-randomly chosen
 # earlier row with 0 .. 3 bits flipped.  Timed (psql \timing, median of 3
@@ -21,8 +22,8 @@
 # The grid: outer tables of GRID rows (default 100 1000 10000 100000 1000000;
 # every other row a near-copy (2 bits) of a corpus row, the others random)
 # joined to the corpus, SELECT count(*) FROM news_n n JOIN docs c ON
-# c.h <~> n.h <= 3, at work_mem WM (the corpus and the outer rows in memory),
-# with and without the index:
+# c.h <~> n.h <= RADIUS (default 3), at work_mem WM (the corpus and the
+# outer rows in memory), with and without the index:
 #   custom       the radius join (enable_nestloop off)
 #   index_nl     the index nested loop (simhash.enable_join off; with the index)
 #   choice       the planner's plan: timed again only when it is neither of
@@ -35,6 +36,7 @@ source "$(dirname "$0")/../test/lib.sh"
 cd "$SIMHASH_ROOT"
 
 GRID=${GRID:-"100 1000 10000 100000 1000000"}
+RADIUS=${RADIUS:-3}
 set -- "${1:-10000000}"
 source bench/planted.sh
 planted_setup join "$@"
@@ -102,7 +104,7 @@ fi
 grid() {	# suffix (noidx | idx)
 	local x=$1 n Q choice
 	for n in $GRID; do
-		Q="SELECT count(*) FROM news_$n n JOIN docs c ON c.h <~> n.h <= 3"
+		Q="SELECT count(*) FROM news_$n n JOIN docs c ON c.h <~> n.h <= $RADIUS"
 		if [ "$x" = noidx ]; then
 			measure "custom_$n" "$RUNS" "SET work_mem = '$WM'; SET enable_nestloop = off;" "$Q"
 			PLAN[custom_$n]=$(plan "SET work_mem = '$WM'; SET enable_nestloop = off;" "$Q")
@@ -158,7 +160,7 @@ mkdir -p bench/data
 	[ -n "${MS[index_nl]:-}" ] &&
 		printf 'index nested loop / radius join: %.1f\n' "$(echo "${MS[index_nl]} / ${MS[join]}" | bc -l)"
 	echo
-	echo "grid: SELECT count(*) FROM news_n n JOIN docs c ON c.h <~> n.h <= 3 (ms; choice/best: the planner's plan against the fastest of the two)"
+	echo "grid: SELECT count(*) FROM news_n n JOIN docs c ON c.h <~> n.h <= $RADIUS (ms; choice/best: the planner's plan against the fastest of the two)"
 	printf '%-8s %8s | %10s %10s %-20s %6s | %10s %-20s %6s\n' outer result custom index_nl "choice (index)" ratio \
 		"no index" "choice" ratio
 	ok=yes

@@ -5,7 +5,8 @@
 -- bits placed by hashing, so every way of spreading them over the blocks
 -- occurs; a plan missing a probe loses some of them (mismatches > 0).
 -- 100,000 rows: large enough that the lookups probe rather than read a whole
--- tree (up to radius 7 at (4, 3), 8 at (5, 4), (6, 5), (7, 6), 5 at (3, 2)).
+-- tree (up to radius 6 at (4, 3), 8 at (5, 4), (6, 5), (7, 6), 4 at (3, 2),
+-- 3 at (5, 3); with format 2's table-0 leaves of about 805 entries, issue #14).
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS simhash;
 RESET client_min_messages;
@@ -79,6 +80,20 @@ CREATE INDEX pt_s ON pt USING simhash (h);
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 EXPLAIN (COSTS OFF) SELECT id FROM pt WHERE h <~> '0123456789abcdef' <= 6;
+-- issue #14: a lookup's estimated cost follows its radius's probe plan
+-- (src/index/cost.c): at (4, 3) radius 0 / 1 / 2 probe 1 / 2 / 3 tables, 3
+-- probes 4, radius 4 / 5 / 6 probe 20 / 36 / 52 prefixes
+CREATE FUNCTION lookup_cost(r int) RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE j json;
+BEGIN
+	EXECUTE format('EXPLAIN (FORMAT JSON) SELECT id FROM pt WHERE h <~> %L <= %s',
+		'0123456789abcdef', r) INTO j;
+	RETURN (j -> 0 -> 'Plan' ->> 'Total Cost')::float8;
+END $$;
+SELECT lookup_cost(0) < lookup_cost(1) AS "0 < 1", lookup_cost(1) < lookup_cost(2) AS "1 < 2",
+       lookup_cost(2) < lookup_cost(3) AS "2 < 3", lookup_cost(3) < lookup_cost(4) AS "3 < 4",
+       lookup_cost(4) < lookup_cost(5) AS "4 < 5", lookup_cost(5) < lookup_cost(6) AS "5 < 6",
+       (lookup_cost(6) - lookup_cost(3)) > 5 * (lookup_cost(3) - lookup_cost(0)) AS "6 - 3 > 5 x (3 - 0)";
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 SELECT * FROM probe_check('blocks 4, max_distance 3');
@@ -107,4 +122,4 @@ SELECT * FROM probe_check('blocks 5, max_distance 3');
 DROP INDEX pt_s;
 
 DROP TABLE pt, pq, pref;
-DROP FUNCTION pflip(simhash64, int, text), probe_check(text), nearest_check();
+DROP FUNCTION pflip(simhash64, int, text), probe_check(text), nearest_check(), lookup_cost(int);

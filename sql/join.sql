@@ -210,6 +210,32 @@ MOVE BACKWARD ALL IN js;
 FETCH 2 FROM js;
 COMMIT;
 
+-- issue #14: the cost model divides the memory as the join does
+-- (kept_width(), set_budgets()): count(*) keeps no column, so the search
+-- gets three quarters of work_mem * hash_mem_multiplier, and the 1,543
+-- corpus rows (40 bytes each: 62kB) fit in 64kB * 2 without temporary
+-- files (the same cost as at 4MB), not in 64kB * 1 (a higher cost)
+CREATE FUNCTION jcost(q text, wm text, hmm text) RETURNS TABLE (cost float8, spilled boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+	plan json;
+BEGIN
+	PERFORM set_config('work_mem', wm, false);
+	PERFORM set_config('hash_mem_multiplier', hmm, false);
+	EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON) ' || q INTO plan;
+	cost := (plan -> 0 -> 'Plan' -> 'Plans' -> 0 ->> 'Total Cost')::float8;
+	spilled := (plan -> 0 -> 'Plan' -> 'Plans' -> 0 ->> 'Spilled')::bigint > 0;
+	RETURN NEXT;
+END
+$$;
+SELECT m.wm, m.hmm, c.spilled, c.cost = f.cost AS "cost as at 4MB", c.cost > f.cost AS "cost above 4MB's"
+FROM (VALUES ('64kB', '2'), ('64kB', '1')) m(wm, hmm),
+	LATERAL jcost('SELECT count(*) FROM corpus a JOIN corpus b ON a.h <~> b.h <= 3', m.wm, m.hmm) c,
+	LATERAL jcost('SELECT count(*) FROM corpus a JOIN corpus b ON a.h <~> b.h <= 3', '4MB', '2') f
+ORDER BY m.hmm DESC;
+RESET work_mem;
+RESET hash_mem_multiplier;
+
 -- the README's forms, and the setting that turns the join off
 EXPLAIN (COSTS OFF) SELECT a.id, b.id FROM corpus a JOIN corpus b ON a.id < b.id WHERE a.h <~> b.h <= 3;
 EXPLAIN (COSTS OFF) SELECT n.id, c.id FROM news n JOIN corpus c ON c.h <~> n.h <= 3;
@@ -228,4 +254,4 @@ EXPLAIN (COSTS OFF) SELECT a.id, b.id FROM corpus a JOIN corpus b ON a.id < b.id
 SELECT * FROM jcheck('SELECT a.id AS a, b.id AS b FROM corpus a JOIN corpus b ON a.id < b.id WHERE a.h <~> b.h <= %s', 3);
 
 DROP TABLE few, forms, corpus, news, nul;
-DROP FUNCTION jcheck(text, int), jflip(simhash64, int, int), spilled(text), jshared(text);
+DROP FUNCTION jcheck(text, int), jflip(simhash64, int, int), spilled(text), jshared(text), jcost(text, text, text);

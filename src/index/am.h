@@ -628,6 +628,17 @@ extern void simhash_search_run(Relation index, const SimhashBlocks *blocks,
 extern void simhash_search_list(Relation index, const SimhashList *list,
 								uint64 center, int radius, SimhashMatches *out);
 extern bool simhash_search_reads_all(const SimhashBlocks *blocks, int radius, uint64 nentries);
+/* the probe plan of a radius (0 .. 64) for these blocks, cached per backend */
+struct SimhashProbePlan;
+extern const struct SimhashProbePlan *simhash_search_plan(const SimhashBlocks *blocks,
+														  int radius);
+
+/*
+ * Entries of a table-0 leaf, for estimates: 7-byte keys, 3-byte TIDs and a
+ * dead bit each ("Format": 1M to 10M rows), about 805 a page; the other
+ * tables' leaves hold about 1,160 (7 bytes each).
+ */
+#define SIMHASH_LEAF_ENTRIES_EST	((double) SV_LEAF_CONTENTS / (7 + 3 + 1.0 / 8))
 
 /* ---- leaf.c: the compressed leaves of runs (format: "Format" above) ---- */
 

@@ -2,8 +2,11 @@
  * cost.c
  *		Cost estimate of a simhash index scan (design: am.h): the generic
  *		estimate (pages and tuples in proportion to the selectivity of the
- *		<@ clauses), plus the probes: for each table of each run, a descent
- *		of its tree.
+ *		<@ clauses), plus the search of the run: a start, and for each table
+ *		the radius's probe plan probes (core/probe_plan.h), a descent per
+ *		prefix probed; or, when the plan would touch more pages than table
+ *		0's leaves (simhash_search_reads_all()), those leaves.  See
+ *		"Calibration" below.
  */
 #include "postgres.h"
 
@@ -13,6 +16,55 @@
 #include "utils/selfuncs.h"
 
 #include "am.h"
+#include "core/probe_plan.h"
+#include "types/planner.h"
+
+/*
+ * Calibration (issue #14, target 3; doc/joins.md, "Costs").  Per lookup, in
+ * cpu_operator_cost: SCAN_START_COST, plus SCAN_TABLE_COST per table the
+ * plan probes (its first descent from the root, and resolving in table 0
+ * the hashes the other tables find), plus SCAN_DESCENT_COST per prefix
+ * probed (a descent that shares its upper pages with the previous one).
+ * Measured as index nested loops of 10k and 100k new rows against the 10M
+ * corpus of bench/join.sh (session 6, load 13, in the same minutes as a
+ * sequential count(*) of the corpus, whose cost of 179k units took 1.26 s:
+ * 7 us a unit, 17.5 ns a cpu_operator_cost), at radius 0 (1 table, 1
+ * prefix), 3 (4, 4) and 6 (4, 52): 25 / 121 / 683 us a row at 100k, so
+ * about 12 us a prefix and 20 us a table; idle (bench/index.sh, session 5)
+ * 2.5 and 3.6 us, against a count about twice as fast.  The constants lie
+ * between (a prefix 1 unit, a table 1.6), which puts the crossover with the
+ * radius join near 100k new rows against 10M at radius 3, where the grid
+ * measured it (the index nested loop was 0.6 to 1.2 times the join's time
+ * at 100k).  A faster radius-3 lookup (fewer pages to probe or resolve)
+ * would lower SCAN_TABLE_COST first; more prefixes per table at radius 4 to
+ * 6 move SCAN_DESCENT_COST.  At 1M rows a prefix costs about a third as
+ * much (the index fits in the CPU's caches): there the index nested loop is
+ * chosen a little less often than it could be.
+ */
+#define SCAN_START_COST		100.0	/* per lookup */
+#define SCAN_TABLE_COST		640.0	/* per table probed */
+#define SCAN_DESCENT_COST	400.0	/* per prefix probed */
+#define SCAN_LEAF_COST		100.0	/* per leaf read whole (plus an operator per entry) */
+
+/* The search of one run of nentries at radius r, in cpu_operator_cost. */
+static double
+lookup_cost(const SimhashBlocks *blocks, int radius, double nentries)
+{
+	const SimhashProbePlan *plan;
+	double		tables = 0;
+
+	if (radius < 0)
+		return SCAN_START_COST;
+	if (simhash_search_reads_all(blocks, radius, (uint64) nentries))
+		return SCAN_START_COST +
+			(nentries / SIMHASH_LEAF_ENTRIES_EST + 1) * SCAN_LEAF_COST + nentries;
+	plan = simhash_search_plan(blocks, radius);
+	for (int t = 0; t < plan->ntables; t++)
+		if (plan->e[t] >= 0)
+			tables++;
+	return SCAN_START_COST + tables * SCAN_TABLE_COST +
+		(double) plan->cost * SCAN_DESCENT_COST;
+}
 
 void
 simhash_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
@@ -24,21 +76,45 @@ simhash_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	GenericCosts costs;
 	Relation	rel;
 	SimhashOptions *opts;
-	double		ntables;
-	double		probes;
+	SimhashBlocks blocks;
+	List	   *quals = NIL;
+	ListCell   *lc;
+	double		entries = Max(index->tuples, 1);
+	double		search;
+	int			radius;
 
 	MemSet(&costs, 0, sizeof(costs));
 	genericcostestimate(root, path, loop_count, &costs);
 
-	/* C(blocks, max_distance) trees, a few levels each (pages are cached) */
 	rel = index_open(index->indexoid, NoLock);
 	opts = (SimhashOptions *) rel->rd_options;
-	ntables = (double) simhash_binomial(opts ? opts->blocks : SIMHASH_DEFAULT_BLOCKS,
-										opts ? opts->max_distance : SIMHASH_DEFAULT_MAX_DISTANCE);
+	if (!simhash_blocks_init(&blocks, opts ? opts->blocks : SIMHASH_DEFAULT_BLOCKS,
+							 opts ? opts->max_distance : SIMHASH_DEFAULT_MAX_DISTANCE))
+		simhash_blocks_init(&blocks, SIMHASH_DEFAULT_BLOCKS, SIMHASH_DEFAULT_MAX_DISTANCE);
 	index_close(rel, NoLock);
-	probes = ntables * 3;
-	costs.indexStartupCost += probes * (cpu_operator_cost * 50 + random_page_cost * 0.05);
-	costs.indexTotalCost += probes * (cpu_operator_cost * 50 + random_page_cost * 0.05);
+
+	/* the smallest ball drives the search (scan.c) */
+	foreach(lc, path->indexclauses)
+		quals = list_concat(quals, lfirst_node(IndexClause, lc)->indexquals);
+	radius = simhash_clauses_radius(root, quals, SIMHASH_DEFAULT_MAX_DISTANCE);
+
+	if (path->indexorderbys == NIL)
+		search = lookup_cost(&blocks, radius, entries);
+	else
+	{
+		/* ordered: rings 0, 1, ... up to the radius, or until one reads all */
+		if (quals == NIL)
+			radius = 64;
+		search = 0;
+		for (int r = 0; r <= radius; r++)
+		{
+			search += lookup_cost(&blocks, r, entries);
+			if (simhash_search_reads_all(&blocks, r, (uint64) entries))
+				break;
+		}
+	}
+	costs.indexStartupCost += search * cpu_operator_cost;
+	costs.indexTotalCost += search * cpu_operator_cost;
 
 	*indexStartupCost = costs.indexStartupCost;
 	*indexTotalCost = costs.indexTotalCost;

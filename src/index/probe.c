@@ -29,8 +29,8 @@ static int	plan_next = 0;
  * backend (up to about 30 ms for large settings, microseconds at the
  * default) and kept.
  */
-static const SimhashProbePlan *
-probe_plan(const SimhashBlocks *blocks, int radius)
+const SimhashProbePlan *
+simhash_search_plan(const SimhashBlocks *blocks, int radius)
 {
 	SimhashProbePlan *plan;
 	size_t		size;
@@ -284,14 +284,16 @@ list_prefixes(uint64 prefix, int bit, int lowest, int left, uint64 *keys, int *n
 /*
  * Would simhash_search_run() read a whole tree, for this radius and a run
  * of nentries?  When the plan's probes (a descent each) would touch more
- * pages than the first tree's leaves, reading those is cheaper; so when a
- * table would need more than MAX_PROBES_PER_TABLE.
+ * pages than the first tree's leaves (format 2: about
+ * SIMHASH_LEAF_ENTRIES_EST entries a leaf; the inner pages' fan-out is
+ * SIMHASH_PAGE_ITEMS), reading those is cheaper; so when a table would need
+ * more than MAX_PROBES_PER_TABLE.
  */
 bool
 simhash_search_reads_all(const SimhashBlocks *blocks, int radius, uint64 nentries)
 {
-	const SimhashProbePlan *plan = probe_plan(blocks, Min(Max(radius, 0), 64));
-	double		leaves = (double) nentries / SIMHASH_PAGE_ITEMS + 1;
+	const SimhashProbePlan *plan = simhash_search_plan(blocks, Min(Max(radius, 0), 64));
+	double		leaves = (double) nentries / SIMHASH_LEAF_ENTRIES_EST + 1;
 	double		height = 1;
 
 	for (int t = 0; t < plan->ntables; t++)
@@ -362,7 +364,7 @@ simhash_search_run(Relation index, const SimhashBlocks *blocks,
 		return;
 	}
 
-	plan = probe_plan(blocks, radius);
+	plan = simhash_search_plan(blocks, radius);
 	tab = palloc(sizeof(SimhashTable));
 	simhash_resolver_init(&resolver);
 	for (int t = 0; t < blocks->ntables; t++)

@@ -280,56 +280,84 @@ join_nblocks(int k)
 }
 
 /*
- * The radius of a condition at planning time: the constant, the value a
- * parameter is estimated to have, or JOIN_DEFAULT_RADIUS.
+ * Cost of the join (all of it is startup: nothing comes out before both
+ * inputs are read and searched).  Per input row: cpu_tuple_cost and
+ * JOIN_ROW_COST (reading and keeping it, its share of the sort by
+ * fingerprint and of the candidates' cache misses), and JOIN_TABLE_COST
+ * per table of the search (a radix sort pass and find_all over its runs).
+ * Measured (session 6, load 13; doc/joins.md, "Costs"): 1,000 new rows
+ * against the 10M-row corpus of bench/join.sh took 8.24 s at radius 0
+ * (blocks 2, 1 table) and 11.24 s at radius 3 (blocks 5, 10 tables), and
+ * a sequential count(*) of the corpus (179k units) 1.26 s, in the same
+ * minutes: 7 us a unit.  So a table costs 3.0 s / 9 / 10M rows = 33 ns a
+ * row (1.9 cpu_operator_cost), and the rest, less the two scans (1.2 s),
+ * 0.66 us a row: cpu_tuple_cost and 34 cpu_operator_cost.  (Session 4's
+ * calibration, 40 and 1, gave the same total at radius 3.)
  */
-static int
-planned_radius(PlannerInfo *root, Node *k)
+#define JOIN_ROW_COST		34.0	/* in cpu_operator_cost, per input row */
+#define JOIN_TABLE_COST		2.0 /* in cpu_operator_cost, per row and table */
+
+/*
+ * How the join will keep its rows (as plan_row_storage() decides at run
+ * time, from the plan): the columns of each side used above the join (the
+ * join relation's target list, the other join quals and the output quals),
+ * and whether all are passed by value (*compact).  Returns the kept width of
+ * the widest side in bytes (8 a column when compact; the sides' tuple
+ * widths otherwise, for information only).
+ */
+static double
+kept_width(RelOptInfo *joinrel, RelOptInfo *outerrel, List *joinquals,
+		   List *otherquals, bool shared, bool *compact)
 {
-	Node	   *v = estimate_expression_value(root, k);
+	List	   *vars;
+	List	   *seen = NIL;
+	ListCell   *lc;
+	int			ncols[2] = {0, 0};
 
-	if (v && IsA(v, Const) && ((Const *) v)->consttype == INT8OID)
+	*compact = true;
+	vars = pull_var_clause((Node *) list_make3(joinrel->reltarget->exprs,
+											   joinquals, otherquals),
+						   PVC_RECURSE_AGGREGATES | PVC_RECURSE_WINDOWFUNCS |
+						   PVC_INCLUDE_PLACEHOLDERS);
+	foreach(lc, vars)
 	{
-		Const	   *c = (Const *) v;
+		Var		   *v = lfirst(lc);
 
-		if (c->constisnull)
-			return -1;
-		return (int) Max(Min(DatumGetInt64(c->constvalue), 64), -1);
+		if (!IsA(v, Var) || v->varattno <= 0)
+		{
+			*compact = false;	/* a placeholder or a whole row: tuples */
+			continue;
+		}
+		if (list_member(seen, v))
+			continue;
+		seen = lappend(seen, v);
+		if (!get_typbyval(v->vartype))
+			*compact = false;
+		ncols[bms_is_member(v->varno, outerrel->relids) ? 0 : 1]++;
 	}
-	return JOIN_DEFAULT_RADIUS;
+	/* a shared input's outer rows keep the inner's columns too */
+	if (shared)
+		return (double) (ncols[0] + ncols[1]) * sizeof(Datum);
+	return (double) Max(ncols[0], ncols[1]) * sizeof(Datum);
 }
 
 /*
- * Cost of the join (all of it is startup: nothing comes out before both
- * inputs are read and searched).  Calibrated against the index nested loop
- * on the grid of bench/join.sh (new rows of 10k, 100k and 1M against a
- * 10M-row corpus with an index, and 10k and 100k against 1M rows; CPU
- * times of each plan, forced): the index nested loop was 4 and 1.6 times
- * faster at 10k and 100k rows against 10M, the radius join 1.5 times faster
- * at 1M (than the parallel index nested loop), and against 1M rows the two
- * were even at 10k and the radius join twice as fast at 100k.  Reading and
- * keeping a row, its share of the sort by fingerprint and of the
- * candidates' cache misses come to about 40 cpu_operator_cost per row (half
- * the first calibration, on 1M rows only, which chose the index nested loop
- * for 1M rows against 10M), and each table about 1 more per row.
- */
-#define JOIN_ROW_COST		40.0	/* in cpu_operator_cost, per input row */
-#define JOIN_TABLE_COST		1.0 /* in cpu_operator_cost, per row and table */
-
-/*
- * the path's rows and costs: reading both sides, the search and the
- * candidates
+ * The path's rows and costs: reading both sides, the search, the
+ * candidates, and temporary files when the search or the kept rows exceed
+ * their share of work_mem * hash_mem_multiplier (set_budgets()).
  */
 static void
 join_cost(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner, bool shared,
-		  Node *k, List *quals, Selectivity pair_sel)
+		  Node *k, List *quals, Selectivity pair_sel, double width, bool compact)
 {
 	double		rows = shared ? outer->rows : outer->rows + inner->rows;
-	int			radius = planned_radius(root, k);
+	int			radius = simhash_planned_radius(root, k, JOIN_DEFAULT_RADIUS);
 	double		tables;
 	double		candidates;
 	double		row_bytes;
 	double		budget = (double) get_hash_memory_limit();
+	double		search_budget;
+	double		row_budget;
 	QualCost	qcost;
 	Cost		cost;
 
@@ -351,22 +379,36 @@ join_cost(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner, bool shar
 	cost_qual_eval(&qcost, quals, root);
 	cost += candidates * (cpu_tuple_cost + qcost.per_tuple) + qcost.startup;
 
-	/* past the budget: rows and fingerprints to temporary files and back */
-	if (rows * (DEDUP_ROW_BYTES + 16) * 2 > budget)
+	/* the shares of the budget, as set_budgets() makes them */
+	if (compact)
+	{
+		search_budget = budget * 3 / 4 * DEDUP_ROW_BYTES / (DEDUP_ROW_BYTES + width);
+		row_budget = budget * 3 / 4 - search_budget;
+		row_bytes = (shared ? outer->rows : rows) * width;
+	}
+	else
+	{
+		search_budget = budget / 2;
+		row_budget = budget / 4;
+		row_bytes = outer->rows * (outer->pathtarget->width + 24) +
+			(shared ? 0 : inner->rows * (inner->pathtarget->width + 24));
+	}
+
+	/* past the search's share: fingerprints to temporary files and back */
+	if (rows * DEDUP_ROW_BYTES > search_budget)
 	{
 		double		pages = rows * 16 * (Max(radius, 0) + 1) / BLCKSZ;
 
 		cost += 2 * pages * seq_page_cost;
 	}
+
 	/*
-	 * Kept rows past their quarter of the budget are read back from a
-	 * temporary file for each candidate: two random block reads (measured:
-	 * the 1M-row self-join took 15 times longer at work_mem 4MB than in
-	 * memory, nearly all of it in these reads).
+	 * Kept rows past their share are read back from a temporary file for
+	 * each candidate: two random block reads (measured: the 1M-row self-join
+	 * took 15 times longer at work_mem 4MB than in memory, nearly all of it
+	 * in these reads).
 	 */
-	row_bytes = outer->rows * (outer->pathtarget->width + 24) +
-		(shared ? 0 : inner->rows * (inner->pathtarget->width + 24));
-	if (row_bytes * 4 > budget)
+	if (row_bytes > row_budget)
 		cost += 2 * row_bytes / BLCKSZ * seq_page_cost +
 			candidates * 2 * random_page_cost;
 
@@ -468,6 +510,8 @@ join_pathlist_hook(PlannerInfo *root, RelOptInfo *joinrel,
 			   *otherquals = NIL;
 	CustomPath *cp;
 	List	   *shared;
+	double		width;
+	bool		compact;
 	ListCell   *lc;
 
 	if (prev_join_pathlist_hook)
@@ -556,8 +600,11 @@ join_pathlist_hook(PlannerInfo *root, RelOptInfo *joinrel,
 	cp->custom_private = list_make5(list_make3(ha, hb, k), joinquals, otherquals,
 									makeInteger(jointype), shared);
 	cp->methods = &join_path_methods;
+	width = kept_width(joinrel, outerrel, joinquals, otherquals, shared != NIL,
+					   &compact);
 	join_cost(root, cp, outer, inner, shared != NIL, k, joinquals,
-			  clause_selectivity(root, (Node *) cond, 0, JOIN_INNER, extra->sjinfo));
+			  clause_selectivity(root, (Node *) cond, 0, JOIN_INNER, extra->sjinfo),
+			  width, compact);
 	add_path(joinrel, (Path *) cp);
 }
 

@@ -918,3 +918,43 @@ simhash_radius_condition(Node *clause, Node **a, Node **b, Node **k)
 	}
 	return false;
 }
+
+/* the radius a condition's k is planned for (planner.h) */
+int
+simhash_planned_radius(PlannerInfo *root, Node *k, int dflt)
+{
+	Node	   *v = root ? estimate_expression_value(root, k) : k;
+
+	v = strip_relabel(v);
+	if (v && IsA(v, Const) && ((Const *) v)->consttype == INT8OID)
+	{
+		Const	   *c = (Const *) v;
+
+		if (c->constisnull)
+			return -1;
+		return (int) Max(Min(DatumGetInt64(c->constvalue), 64), -1);
+	}
+	return dflt;
+}
+
+/* the smallest radius of the radius conditions among clauses (planner.h) */
+int
+simhash_clauses_radius(PlannerInfo *root, List *clauses, int dflt)
+{
+	ListCell   *lc;
+	int			radius = 65;
+
+	foreach(lc, clauses)
+	{
+		Node	   *clause = lfirst(lc);
+		Node	   *a,
+				   *b,
+				   *k;
+
+		if (IsA(clause, RestrictInfo))
+			clause = (Node *) ((RestrictInfo *) clause)->clause;
+		if (simhash_radius_condition(clause, &a, &b, &k))
+			radius = Min(radius, simhash_planned_radius(root, k, dflt));
+	}
+	return radius == 65 ? dflt : radius;
+}

@@ -8,6 +8,7 @@
 
 #include "postgres.h"
 #include "nodes/nodes.h"
+#include "nodes/pg_list.h"
 
 /* the extension's objects, looked up in its schema */
 typedef struct SimhashOids
@@ -29,5 +30,19 @@ extern bool simhash_lookup_oids(Oid nsp, SimhashOids *oids);
  * `simhash_ball(b, k) @> a`, with *a, *b, *k set.
  */
 extern bool simhash_radius_condition(Node *clause, Node **a, Node **b, Node **k);
+
+/*
+ * The radius expression k (bigint) as the planner sees it, clamped to
+ * -1 .. 64: a constant's value, a parameter's estimated value, else dflt.
+ * root may be NULL (constants only).
+ */
+struct PlannerInfo;
+extern int	simhash_planned_radius(struct PlannerInfo *root, Node *k, int dflt);
+
+/*
+ * The smallest radius of the radius conditions in clauses (a List of
+ * RestrictInfo or of clauses), or dflt if none is one.
+ */
+extern int	simhash_clauses_radius(struct PlannerInfo *root, List *clauses, int dflt);
 
 #endif							/* SIMHASH_PLANNER_H */
