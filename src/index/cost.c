@@ -21,16 +21,18 @@
 
 /*
  * Calibration (issue #14, target 3; doc/joins.md, "Costs").  Per lookup, in
- * cpu_operator_cost: SCAN_START_COST, plus SCAN_TABLE_COST per table the
- * plan probes (its first descent from the root, and resolving in table 0
- * the hashes the other tables find), plus SCAN_DESCENT_COST per prefix
- * probed (a descent that shares its upper pages with the previous one).
+ * cpu_operator_cost: SCAN_START_COST, plus SCAN_TABLE_COST per table other
+ * than table 0 that the plan probes (its first descent from the root, and
+ * resolving in table 0 the hashes it finds: table 0 holds the TIDs, am.h
+ * "Format"), plus SCAN_DESCENT_COST per prefix probed (a descent that
+ * shares its upper pages with the previous one).
  * Measured as index nested loops of 10k and 100k new rows against the 10M
  * corpus of bench/join.sh (session 6, load 13, in the same minutes as a
  * sequential count(*) of the corpus, whose cost of 179k units took 1.26 s:
- * 7 us a unit, 17.5 ns a cpu_operator_cost), at radius 0 (1 table, 1
- * prefix), 3 (4, 4) and 6 (4, 52): 25 / 121 / 683 us a row at 100k, so
- * about 12 us a prefix and 20 us a table; idle (bench/index.sh, session 5)
+ * 7 us a unit, 17.5 ns a cpu_operator_cost), at radius 0 (table 0, 1
+ * prefix), 3 (4 tables, 4 prefixes) and 6 (4, 52): 25 / 121 / 683 us a row
+ * at 100k, so about 12 us a prefix and 20 us a table beyond table 0 (whose
+ * own probe, with the start and the generic costs, is the 25 us); idle (bench/index.sh, session 5)
  * 2.5 and 3.6 us, against a count about twice as fast.  The constants lie
  * between (a prefix 1 unit, a table 1.6), which puts the crossover with the
  * radius join near 100k new rows against 10M at radius 3, where the grid
@@ -42,7 +44,7 @@
  * chosen a little less often than it could be.
  */
 #define SCAN_START_COST		100.0	/* per lookup */
-#define SCAN_TABLE_COST		640.0	/* per table probed */
+#define SCAN_TABLE_COST		640.0	/* per table probed but table 0 */
 #define SCAN_DESCENT_COST	400.0	/* per prefix probed */
 #define SCAN_LEAF_COST		100.0	/* per leaf read whole (plus an operator per entry) */
 
@@ -59,7 +61,7 @@ lookup_cost(const SimhashBlocks *blocks, int radius, double nentries)
 		return SCAN_START_COST +
 			(nentries / SIMHASH_LEAF_ENTRIES_EST + 1) * SCAN_LEAF_COST + nentries;
 	plan = simhash_search_plan(blocks, radius);
-	for (int t = 0; t < plan->ntables; t++)
+	for (int t = 1; t < plan->ntables; t++)
 		if (plan->e[t] >= 0)
 			tables++;
 	return SCAN_START_COST + tables * SCAN_TABLE_COST +
