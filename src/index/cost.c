@@ -31,21 +31,23 @@
  * sequential count(*) of the corpus, whose cost of 179k units took 1.26 s:
  * 7 us a unit, 17.5 ns a cpu_operator_cost), at radius 0 (table 0, 1
  * prefix), 3 (4 tables, 4 prefixes) and 6 (4, 52): 25 / 121 / 683 us a row
- * at 100k, so about 12 us a prefix and 20 us a table beyond table 0 (whose
- * own probe, with the start and the generic costs, is the 25 us); idle (bench/index.sh, session 5)
- * 2.5 and 3.6 us, against a count about twice as fast.  The constants lie
- * between (a prefix 1 unit, a table 1.6), which puts the crossover with the
- * radius join near 100k new rows against 10M at radius 3, where the grid
- * measured it (the index nested loop was 0.6 to 1.2 times the join's time
- * at 100k).  A faster radius-3 lookup (fewer pages to probe or resolve)
- * would lower SCAN_TABLE_COST first; more prefixes per table at radius 4 to
- * 6 move SCAN_DESCENT_COST.  At 1M rows a prefix costs about a third as
- * much (the index fits in the CPU's caches): there the index nested loop is
- * chosen a little less often than it could be.
+ * at 100k, so 11.7 us a prefix (670 operators: SCAN_DESCENT_COST) and 20 us
+ * a table beyond table 0 (whose own probe, with the start and the generic
+ * costs, is the 25 us); idle (bench/index.sh, session 5) 2.5 and 3.6 us,
+ * against a count about twice as fast.  SCAN_TABLE_COST lies between
+ * (1.6 units): the grid's runs put the crossover with the radius join at
+ * radius 3 near 100k new rows against 10M (the index nested loop took 0.6
+ * to 1.1 times the join's time there), and at the loaded value (2.9 units)
+ * the planner would choose the join at 100k, 1.5 times slower in two runs
+ * of four.  A faster radius-3 lookup (fewer pages to probe or resolve)
+ * would lower SCAN_TABLE_COST first; cheaper multi-prefix probes at radius
+ * 4 to 6 lower SCAN_DESCENT_COST.  At 1M rows a prefix costs about a third
+ * as much (the index fits in the CPU's caches): there the index nested
+ * loop is chosen a little less often than it could be.
  */
 #define SCAN_START_COST		100.0	/* per lookup */
 #define SCAN_TABLE_COST		640.0	/* per table probed but table 0 */
-#define SCAN_DESCENT_COST	400.0	/* per prefix probed */
+#define SCAN_DESCENT_COST	670.0	/* per prefix probed */
 #define SCAN_LEAF_COST		100.0	/* per leaf read whole (plus an operator per entry) */
 
 /* The search of one run of nentries at radius r, in cpu_operator_cost. */

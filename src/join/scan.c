@@ -298,13 +298,13 @@ join_nblocks(int k)
 #define JOIN_TABLE_COST		2.0 /* in cpu_operator_cost, per row and table */
 /*
  * Per comparison of two rows in a run of equal prefixes (a popcount in a
- * sequential scan of the run): 100k new rows at radius 6 (blocks 8, 28
- * tables of 16-bit prefixes, 2.2e10 comparisons) took about 3.5 times as
- * long as the model without it gave (at load 26, against an index nested
- * loop of 10k rows measured at loads 13 and 26): about 6M units more, 0.1
- * cpu_operator_cost (2 ns) a comparison.
+ * sequential scan of the run): 1,000 new rows against the 10M corpus took
+ * 43.3 s at radius 6 (blocks 8, 28 tables of 16-bit prefixes, 2.2e10
+ * comparisons) in the run above, where the rest of the model gives 2.53M
+ * units (17.7 s): 25.6 s more, 1.2 ns or 0.07 cpu_operator_cost a
+ * comparison (an upper bound: the load rose during that run).
  */
-#define JOIN_PAIR_COST		0.1
+#define JOIN_PAIR_COST		0.07
 
 /*
  * How the join will keep its rows (as plan_row_storage() decides at run
