@@ -96,8 +96,10 @@
  * offers a CustomPath over the cheapest total paths of both sides.  Clauses
  * with pseudoconstants are left to the planner's own joins (it would have
  * to gate them).  Its cost: both inputs, a per-row, per-table cost of the
- * search, the candidates' qual evaluation and output, and the temporary
- * files past the memory budget; see join_cost().  Rescans redo the join
+ * search, the comparisons within runs of equal prefixes, the candidates'
+ * qual evaluation and output, and the temporary files past the memory
+ * budget as set_budgets() divides it; see join_cost() and doc/joins.md,
+ * "Costs".  Rescans redo the join
  * only when a parameter changed; otherwise they re-read the results.  No
  * backward scan, no mark/restore, not parallel-aware (part 2 of issue 14).
  */
