@@ -12,6 +12,7 @@
 
 #include "miscadmin.h"
 #include "port/pg_bitutils.h"
+#include "utils/memutils.h"
 
 #include "am.h"
 #include "core/probe_plan.h"
@@ -51,6 +52,61 @@ probe_plan(const SimhashBlocks *blocks, int radius)
 	plan_next = (plan_next + 1) % PLAN_CACHE;
 	plans_cached = Max(plans_cached, plan_next == 0 ? PLAN_CACHE : plan_next);
 	return plan;
+}
+
+/*
+ * The tables of the blocks searched last in this backend, by (blocks,
+ * max_distance) as the plans are: a SimhashTable is about 2 kB and takes
+ * O(m) to compute, which a lookup paid for each table it probed.  Kept for
+ * up to TABLE_CACHE tables (larger settings compute them per search).
+ */
+#define TABLE_CACHE 64
+static SimhashTable *table_cache;	/* [TABLE_CACHE], TopMemoryContext */
+static int	tables_nblocks = 0;
+static int	tables_max_distance = -1;
+
+/*
+ * The tables of these blocks (blocks->ntables of them), from the cache,
+ * or NULL when there are more than TABLE_CACHE.
+ */
+static const SimhashTable *
+probe_tables(const SimhashBlocks *blocks)
+{
+	if (blocks->ntables > TABLE_CACHE)
+		return NULL;
+	if (tables_nblocks != blocks->nblocks || tables_max_distance != blocks->max_distance)
+	{
+		if (table_cache == NULL)
+			table_cache = MemoryContextAlloc(TopMemoryContext,
+											 TABLE_CACHE * sizeof(SimhashTable));
+		tables_nblocks = 0;		/* not valid until computed */
+		for (int t = 0; t < blocks->ntables; t++)
+			simhash_table_init(blocks, t, &table_cache[t]);
+		tables_nblocks = blocks->nblocks;
+		tables_max_distance = blocks->max_distance;
+	}
+	return table_cache;
+}
+
+/* Table t of these blocks: cached, or computed into *scratch. */
+static const SimhashTable *
+probe_table(const SimhashBlocks *blocks, int t, SimhashTable *scratch)
+{
+	const SimhashTable *tables = probe_tables(blocks);
+
+	if (tables)
+		return &tables[t];
+	simhash_table_init(blocks, t, scratch);
+	return scratch;
+}
+
+/* The prefix width of table t of these blocks. */
+static int
+probe_prefix_bits(const SimhashBlocks *blocks, int t)
+{
+	const SimhashTable *tables = probe_tables(blocks);
+
+	return tables ? tables[t].prefix_bits : simhash_prefix_bits(blocks, t);
 }
 
 /*
@@ -295,7 +351,8 @@ simhash_search_reads_all(const SimhashBlocks *blocks, int radius, uint64 nentrie
 	double		height = 1;
 
 	for (int t = 0; t < plan->ntables; t++)
-		if (simhash_probe_count(simhash_prefix_bits(blocks, t), plan->e[t]) > MAX_PROBES_PER_TABLE)
+		if (plan->e[t] >= 0 &&
+			simhash_probe_count(probe_prefix_bits(blocks, t), plan->e[t]) > MAX_PROBES_PER_TABLE)
 			return true;
 	for (double pages = leaves; pages > 1; pages /= SIMHASH_PAGE_ITEMS)
 		height++;
@@ -342,7 +399,7 @@ simhash_search_run(Relation index, const SimhashBlocks *blocks,
 {
 	SimhashRunHeader *header;
 	const SimhashProbePlan *plan;
-	SimhashTable *tab;
+	SimhashTable *scratch = NULL;
 	SimhashResolver resolver;
 	uint64	   *keys;
 	uint64		maxkeys = 1;
@@ -363,22 +420,25 @@ simhash_search_run(Relation index, const SimhashBlocks *blocks,
 	}
 
 	plan = probe_plan(blocks, radius);
-	tab = palloc(sizeof(SimhashTable));
+	if (probe_tables(blocks) == NULL)
+		scratch = palloc(sizeof(SimhashTable));
 	simhash_resolver_init(&resolver);
 	for (int t = 0; t < blocks->ntables; t++)
-		maxkeys = Max(maxkeys, simhash_probe_count(simhash_prefix_bits(blocks, t), plan->e[t]));
+		if (plan->e[t] >= 0)
+			maxkeys = Max(maxkeys, simhash_probe_count(probe_prefix_bits(blocks, t), plan->e[t]));
 	/* at most MAX_PROBES_PER_TABLE: else simhash_search_reads_all() */
 	Assert(maxkeys <= MAX_PROBES_PER_TABLE);
 	keys = palloc(sizeof(uint64) * maxkeys);
 	for (int t = 0; t < blocks->ntables; t++)
 	{
 		SearchState s;
+		const SimhashTable *tab;
 		uint64		qkey;
 		int			nkeys = 0;
 
 		if (plan->e[t] < 0)
 			continue;
-		simhash_table_init(blocks, t, tab);
+		tab = probe_table(blocks, t, scratch);
 		s.index = index;
 		s.generation = run->generation;
 		s.tab = tab;
@@ -405,7 +465,8 @@ simhash_search_run(Relation index, const SimhashBlocks *blocks,
 	}
 	simhash_resolve(index, &header->trees[0], run->generation, &resolver, out);
 	pfree(keys);
-	pfree(tab);
+	if (scratch)
+		pfree(scratch);
 	pfree(header);
 }
 
