@@ -244,7 +244,7 @@ resolve_one(Relation index, const SimhashRunTree *tree0, uint64 generation,
 	Buffer		buffer;
 
 	simhash_chain_begin(&leaves, index,
-						simhash_descend(index, tree0, generation, hash, ~UINT64CONST(0), NULL),
+						simhash_descend_cached(index, tree0, generation, hash, ~UINT64CONST(0)),
 						SIMHASH_LEAF, generation, BUFFER_LOCK_SHARE, 0, NULL);
 	while (BufferIsValid(buffer = simhash_chain_next(&leaves)))
 	{
