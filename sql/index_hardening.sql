@@ -83,21 +83,3 @@ RESET enable_bitmapscan;
 RESET enable_seqscan;
 RESET work_mem;
 DROP TABLE wm;
--- issue #13: the copies of inner pages that lookups keep (probe.c) end with
--- the index's storage.  A table truncated in the transaction that created it
--- keeps its index's file, and the runs written after that reuse the old
--- runs' blocks and generations: every row must still be found.
-BEGIN;
-CREATE TABLE ic (id int, h simhash64);
-CREATE INDEX ic_s ON ic USING simhash (h);
-INSERT INTO ic SELECT g, simhash_hash('a' || g)::simhash64 FROM generate_series(1, 6000) g;
-SET LOCAL enable_seqscan = off;
-SET LOCAL enable_bitmapscan = off;
-SELECT count(*) AS lost_before FROM (SELECT id, h FROM ic WHERE id % 20 = 0) x
-WHERE NOT EXISTS (SELECT 1 FROM ic y WHERE y.h <~> x.h <= 0 AND y.id = x.id);
-TRUNCATE ic;
-INSERT INTO ic SELECT g, simhash_hash('b' || g)::simhash64 FROM generate_series(1, 6000) g;
-SELECT count(*) AS lost_after FROM (SELECT id, h FROM ic WHERE id % 20 = 0) x
-WHERE NOT EXISTS (SELECT 1 FROM ic y WHERE y.h <~> x.h <= 0 AND y.id = x.id);
-COMMIT;
-DROP TABLE ic;
