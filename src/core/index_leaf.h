@@ -84,12 +84,12 @@ sv_leaf_bytes(int count, int key_bytes, int tid_bytes)
 }
 
 /*
- * Little-endian load of n (0 .. 8) bytes.  Reads 8 bytes at p: a leaf is
- * always in a page image, whose special space (16 bytes) follows any
- * field of it.
+ * Little-endian load of 8 bytes at p: a leaf is always in a page image,
+ * whose special space (16 bytes) follows any field of it, so a field of
+ * n < 8 bytes is read as 8 and masked with sv_load_mask(n).
  */
 static inline uint64_t
-sv_load_le(const uint8_t *p, int n)
+sv_load8_le(const uint8_t *p)
 {
 	uint64_t	v;
 
@@ -97,7 +97,21 @@ sv_load_le(const uint8_t *p, int n)
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 	v = __builtin_bswap64(v);
 #endif
-	return n >= 8 ? v : v & ((UINT64_C(1) << (8 * n)) - 1);
+	return v;
+}
+
+/* The mask of the low n (0 .. 8) bytes. */
+static inline uint64_t
+sv_load_mask(int n)
+{
+	return n >= 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * n)) - 1;
+}
+
+/* Little-endian load of n (0 .. 8) bytes (see sv_load8_le()). */
+static inline uint64_t
+sv_load_le(const uint8_t *p, int n)
+{
+	return sv_load8_le(p) & sv_load_mask(n);
 }
 
 /* Key i of an opened leaf. */

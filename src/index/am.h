@@ -50,7 +50,13 @@
  * are probed in ascending order; each descent starts from the deepest inner
  * page of the previous one whose key range holds the prefix (the path is
  * kept pinned), and the last leaf is kept pinned and locked again when the
- * next prefix starts in it (probe.c).
+ * next prefix starts in it (probe.c).  Inner pages are read from copies each
+ * backend keeps in the index's relcache entry, keyed by (block, generation)
+ * (a live run never changes them; the leaves are still read and checked,
+ * and a metapage whose next generation went down drops them), so a
+ * radius-3 lookup at the default reads the metapage, the run header and
+ * 4 leaves (plus table 0's leaf of each hash another table found); the
+ * tables' permutations are computed once per backend.
  *
  * Entries are (64-bit hash, heap TID, flags).  They live in:
  *	- runs: immutable sets of entries.  For each table a run holds a static
@@ -415,6 +421,7 @@ extern Buffer simhash_read_page(Relation index, BlockNumber blkno, int mode,
 								uint16 kind, uint64 generation, int flags,
 								BufferAccessStrategy strategy);
 extern bool simhash_block_exists(Relation index, BlockNumber blkno);
+extern void **simhash_inner_cache_slot(Relation index);
 extern void simhash_chain_step(Relation index, BlockNumber *steps, BlockNumber blkno);
 
 /* a walk along a chain of pages (the leaves of a tree, or a list) */
@@ -639,6 +646,9 @@ extern const struct SimhashProbePlan *simhash_search_plan(const SimhashBlocks *b
  * tables' leaves hold about 1,160 (7 bytes each).
  */
 #define SIMHASH_LEAF_ENTRIES_EST	((double) SV_LEAF_CONTENTS / (7 + 3 + 1.0 / 8))
+extern BlockNumber simhash_descend_cached(Relation index, const SimhashRunTree *tree,
+										  uint64 generation, uint64 prefix, uint64 mask);
+extern void simhash_inner_cache_seen(Relation index, uint64 next_generation);
 
 /* ---- leaf.c: the compressed leaves of runs (format: "Format" above) ---- */
 

@@ -135,6 +135,7 @@ typedef struct SimhashCache
 {
 	BlockNumber nblocks;
 	int			ntables;
+	void	   *inner;			/* probe.c's copies of inner pages */
 } SimhashCache;
 
 static SimhashCache *
@@ -143,6 +144,17 @@ index_cache(Relation index)
 	if (index->rd_amcache == NULL)
 		index->rd_amcache = MemoryContextAllocZero(index->rd_indexcxt, sizeof(SimhashCache));
 	return (SimhashCache *) index->rd_amcache;
+}
+
+/*
+ * Where probe.c keeps its copies of inner pages for this index: in the
+ * relcache entry (rd_amcache, freed with it on every invalidation, as when
+ * REINDEX or TRUNCATE gives the index new storage).
+ */
+void	  **
+simhash_inner_cache_slot(Relation index)
+{
+	return &index_cache(index)->inner;
 }
 
 /* The index's size in blocks, read again from the storage manager. */
@@ -430,6 +442,7 @@ simhash_read_meta(Relation index, SimhashMetaPageData *meta)
 
 	memcpy(meta, SimhashPageGetMeta(BufferGetPage(buffer)), sizeof(SimhashMetaPageData));
 	UnlockReleaseBuffer(buffer);
+	simhash_inner_cache_seen(index, meta->next_generation);
 }
 
 /* Write *meta to the metapage (locked exclusively by the caller), logged. */

@@ -6,12 +6,14 @@
  *		within the plan's error of the query's, in ascending order, each
  *		descent starting from the deepest inner page of the previous one
  *		that holds the prefix (or by reading the first tree whole when that
- *		is cheaper), and of a list, by reading it.
+ *		is cheaper), inner pages from the backend's copies of them; and of
+ *		a list, by reading it.
  */
 #include "postgres.h"
 
 #include "miscadmin.h"
 #include "port/pg_bitutils.h"
+#include "utils/memutils.h"
 
 #include "am.h"
 #include "core/probe_plan.h"
@@ -54,14 +56,257 @@ simhash_search_plan(const SimhashBlocks *blocks, int radius)
 }
 
 /*
- * One inner page of the path of the last descent of a tree: kept pinned
- * (not locked) while the tree is probed, with the range of prefixes P whose
- * descent passes through it, low < P <= high (masked keys; a missing bound
- * is unbounded).
+ * The tables of the blocks searched last in this backend, by (blocks,
+ * max_distance) as the plans are: a SimhashTable is about 2 kB and takes
+ * O(m) to compute, which a lookup paid for each table it probed.  Kept for
+ * up to TABLE_CACHE tables (larger settings compute them per search).
+ */
+#define TABLE_CACHE 64
+static SimhashTable *table_cache;	/* [TABLE_CACHE], TopMemoryContext */
+static int	tables_nblocks = 0;
+static int	tables_max_distance = -1;
+
+/*
+ * The tables of these blocks (blocks->ntables of them), from the cache,
+ * or NULL when there are more than TABLE_CACHE.
+ */
+static const SimhashTable *
+probe_tables(const SimhashBlocks *blocks)
+{
+	if (blocks->ntables > TABLE_CACHE)
+		return NULL;
+	if (tables_nblocks != blocks->nblocks || tables_max_distance != blocks->max_distance)
+	{
+		if (table_cache == NULL)
+			table_cache = MemoryContextAlloc(TopMemoryContext,
+											 TABLE_CACHE * sizeof(SimhashTable));
+		tables_nblocks = 0;		/* not valid until computed */
+		for (int t = 0; t < blocks->ntables; t++)
+			simhash_table_init(blocks, t, &table_cache[t]);
+		tables_nblocks = blocks->nblocks;
+		tables_max_distance = blocks->max_distance;
+	}
+	return table_cache;
+}
+
+/* Table t of these blocks: cached, or computed into *scratch. */
+static const SimhashTable *
+probe_table(const SimhashBlocks *blocks, int t, SimhashTable *scratch)
+{
+	const SimhashTable *tables = probe_tables(blocks);
+
+	if (tables)
+		return &tables[t];
+	simhash_table_init(blocks, t, scratch);
+	return scratch;
+}
+
+/* The prefix width of table t of these blocks. */
+static int
+probe_prefix_bits(const SimhashBlocks *blocks, int t)
+{
+	const SimhashTable *tables = probe_tables(blocks);
+
+	return tables ? tables[t].prefix_bits : simhash_prefix_bits(blocks, t);
+}
+
+/*
+ * Copies of inner pages, kept per backend in the index's relcache entry
+ * (simhash_inner_cache_slot()): a run never changes its inner pages while
+ * it is live, and a page is reused only under another generation (never
+ * reused within the index's storage, which REINDEX and TRUNCATE replace,
+ * freeing the copies with the relcache entry), so the copy keyed by (block,
+ * generation) of a run the metapage lists is the page.  A lookup that
+ * finds the copies reads only its leaves: at 10M rows 8 of its 12 page
+ * reads were the 4 trees' inner pages.  The leaves are read and checked as
+ * before, so a run recycled under a reader is still found out there.
+ * Direct-mapped by block; a root takes its slot, other inner pages only a
+ * free one (a huge index cannot make the copies churn); at most
+ * INNER_SLOTS pages (2 MB).
+ */
+#define INNER_SLOTS 256
+
+typedef struct InnerCopy
+{
+	BlockNumber blkno;
+	uint64		generation;
+	int			n;
+	SimhashInnerItem items[FLEXIBLE_ARRAY_MEMBER];
+} InnerCopy;
+
+/* the run headers' copies (only their trees and nentries are used) */
+#define HEADER_SLOTS 16
+
+typedef struct HeaderCopy
+{
+	BlockNumber blkno;
+	uint64		generation;
+	SimhashRunHeader *header;
+} HeaderCopy;
+
+typedef struct InnerCache
+{
+	uint64		next_generation;	/* the metapage's, as last read */
+	InnerCopy  *slot[INNER_SLOTS];
+	HeaderCopy	headers[HEADER_SLOTS];
+} InnerCache;
+
+/* The copies of this index's inner pages (an empty set at first). */
+static InnerCache *
+inner_cache(Relation index)
+{
+	void	  **slot = simhash_inner_cache_slot(index);
+
+	if (*slot == NULL)
+		*slot = MemoryContextAllocZero(index->rd_indexcxt, sizeof(InnerCache));
+	return (InnerCache *) *slot;
+}
+
+/*
+ * The metapage was read, with this next generation: one lower than last
+ * time means the index was built again in the same storage (generations
+ * only grow otherwise), so its copies go, should the relcache entry have
+ * outlived that.
+ */
+void
+simhash_inner_cache_seen(Relation index, uint64 next_generation)
+{
+	InnerCache *cache = (InnerCache *) *simhash_inner_cache_slot(index);
+
+	if (cache == NULL)
+		return;
+	if (next_generation < cache->next_generation)
+	{
+		for (int i = 0; i < INNER_SLOTS; i++)
+		{
+			if (cache->slot[i])
+				pfree(cache->slot[i]);
+			cache->slot[i] = NULL;
+		}
+		for (int i = 0; i < HEADER_SLOTS; i++)
+		{
+			if (cache->headers[i].header)
+				pfree(cache->headers[i].header);
+			cache->headers[i].header = NULL;
+		}
+	}
+	cache->next_generation = next_generation;
+}
+
+/*
+ * The header of a run the metapage lists, from its copy (read and kept
+ * when missing): its trees never change while the run is live (VACUUM
+ * updates only its count of dead entries, which searches do not use).
+ */
+static const SimhashRunHeader *
+run_header_cached(Relation index, const SimhashRunRef *run)
+{
+	InnerCache *cache = inner_cache(index);
+	HeaderCopy *c = &cache->headers[run->header % HEADER_SLOTS];
+	SimhashRunHeader *header;
+
+	if (c->header && c->blkno == run->header && c->generation == run->generation)
+		return c->header;
+	header = simhash_read_run_header(index, run->header, run->generation, NULL);
+	if (c->header)
+		pfree(c->header);
+	c->header = MemoryContextAlloc(index->rd_indexcxt,
+								   offsetof(SimhashRunHeader, trees) +
+								   header->ntables * sizeof(SimhashRunTree));
+	memcpy(c->header, header, offsetof(SimhashRunHeader, trees) +
+		   header->ntables * sizeof(SimhashRunTree));
+	c->blkno = run->header;
+	c->generation = run->generation;
+	pfree(header);
+	return c->header;
+}
+
+/* The copy of inner page blkno of that generation, or NULL. */
+static inline const InnerCopy *
+inner_lookup(InnerCache *cache, BlockNumber blkno, uint64 generation)
+{
+	InnerCopy  *c = cache->slot[blkno % INNER_SLOTS];
+
+	return (c && c->blkno == blkno && c->generation == generation) ? c : NULL;
+}
+
+/*
+ * Keep a copy of the inner page (locked, checked) in `buffer`: a root
+ * always, another page if its slot is free.  Returns the copy or NULL.
+ */
+static const InnerCopy *
+inner_keep(Relation index, InnerCache *cache, Buffer buffer, uint64 generation, bool root)
+{
+	Page		page = BufferGetPage(buffer);
+	BlockNumber blkno = BufferGetBlockNumber(buffer);
+	InnerCopy **slot = &cache->slot[blkno % INNER_SLOTS];
+	int			n = SimhashPageItems(page);
+	InnerCopy  *c;
+
+	if (*slot != NULL && !root)
+		return NULL;
+	if (*slot != NULL)
+		pfree(*slot);
+	*slot = NULL;
+	c = MemoryContextAlloc(index->rd_indexcxt,
+						   offsetof(InnerCopy, items) + n * sizeof(SimhashInnerItem));
+	c->blkno = blkno;
+	c->generation = generation;
+	c->n = n;
+	memcpy(c->items, SimhashPageInner(page), n * sizeof(SimhashInnerItem));
+	*slot = c;
+	return c;
+}
+
+/*
+ * simhash_descend() through the copies of inner pages (read and kept when
+ * missing): for searches only, whose leaves are then read checked.
+ */
+BlockNumber
+simhash_descend_cached(Relation index, const SimhashRunTree *tree, uint64 generation,
+					   uint64 prefix, uint64 mask)
+{
+	InnerCache *cache = inner_cache(index);
+	BlockNumber blkno = tree->root;
+
+	prefix &= mask;
+	for (int level = tree->height; level > 0; level--)
+	{
+		const InnerCopy *c = inner_lookup(cache, blkno, generation);
+
+		if (c == NULL)
+		{
+			Buffer		buffer = simhash_read_page(index, blkno, BUFFER_LOCK_SHARE,
+												   SIMHASH_INNER, generation, 0, NULL);
+			Page		page = BufferGetPage(buffer);
+
+			c = inner_keep(index, cache, buffer, generation, level == tree->height);
+			if (c == NULL)
+			{
+				SimhashInnerItem *items = SimhashPageInner(page);
+
+				blkno = items[simhash_inner_child(items, SimhashPageItems(page),
+												  prefix, mask)].child;
+				UnlockReleaseBuffer(buffer);
+				continue;
+			}
+			UnlockReleaseBuffer(buffer);
+		}
+		blkno = c->items[simhash_inner_child(c->items, c->n, prefix, mask)].child;
+	}
+	return blkno;
+}
+
+/*
+ * One inner page of the path of the last descent of a tree, with the
+ * range of prefixes P whose descent passes through it, low < P <= high
+ * (masked keys; a missing bound is unbounded): read from its copy, or
+ * kept pinned (not locked) while the tree is probed.
  */
 typedef struct PathPage
 {
-	Buffer		buffer;			/* InvalidBuffer: none */
+	bool		valid;			/* the path holds a page at this level */
+	Buffer		buffer;			/* InvalidBuffer: none pinned */
 	BlockNumber blkno;
 	bool		has_low;
 	bool		has_high;
@@ -76,6 +321,7 @@ typedef struct SearchState
 	uint64		generation;
 	const SimhashTable *tab;
 	const SimhashRunTree *tree;
+	uint64		mask;			/* the prefixes' mask: the table's prefix_mask */
 	uint64		center;
 	int			radius;
 	SimhashMatches *out;
@@ -101,6 +347,7 @@ path_release(SearchState *s)
 		if (BufferIsValid(s->path[level].buffer))
 			ReleaseBuffer(s->path[level].buffer);
 		s->path[level].buffer = InvalidBuffer;
+		s->path[level].valid = false;
 	}
 	if (BufferIsValid(s->leaf))
 		ReleaseBuffer(s->leaf);
@@ -123,7 +370,7 @@ still_ours(Buffer buffer, uint16 kind, uint64 generation)
 static inline bool
 path_holds(const PathPage *p, uint64 prefix)
 {
-	return BufferIsValid(p->buffer) &&
+	return p->valid &&
 		(!p->has_low || p->low < prefix) && (!p->has_high || prefix <= p->high);
 }
 
@@ -136,9 +383,10 @@ path_holds(const PathPage *p, uint64 prefix)
 static BlockNumber
 probe_descend(SearchState *s, uint64 prefix)
 {
-	uint64		mask = s->tab->prefix_mask;
+	uint64		mask = s->mask;
 	int			level = s->tree->height;
 	BlockNumber blkno = s->tree->root;
+	InnerCache *cache = inner_cache(s->index);
 
 	for (int l = 1; l < s->tree->height; l++)
 		if (path_holds(&s->path[l], prefix))
@@ -150,12 +398,17 @@ probe_descend(SearchState *s, uint64 prefix)
 	for (; level > 0; level--)
 	{
 		PathPage   *p = &s->path[level];
-		Page		page;
-		SimhashInnerItem *items;
+		const InnerCopy *copy = inner_lookup(cache, blkno, s->generation);
+		const SimhashInnerItem *items;
 		int			n,
 					c;
 
-		if (BufferIsValid(p->buffer) && p->blkno == blkno)
+		if (BufferIsValid(p->buffer) && (copy != NULL || p->blkno != blkno))
+		{
+			ReleaseBuffer(p->buffer);
+			p->buffer = InvalidBuffer;
+		}
+		if (copy == NULL && BufferIsValid(p->buffer))
 		{
 			LockBuffer(p->buffer, BUFFER_LOCK_SHARE);
 			if (!still_ours(p->buffer, SIMHASH_INNER, s->generation))
@@ -165,17 +418,30 @@ probe_descend(SearchState *s, uint64 prefix)
 				p->buffer = InvalidBuffer;
 			}
 		}
-		if (!BufferIsValid(p->buffer) || p->blkno != blkno)
+		if (copy == NULL && !BufferIsValid(p->buffer))
 		{
-			if (BufferIsValid(p->buffer))
-				ReleaseBuffer(p->buffer);
 			p->buffer = simhash_read_page(s->index, blkno, BUFFER_LOCK_SHARE,
 										  SIMHASH_INNER, s->generation, 0, NULL);
-			p->blkno = blkno;
+			copy = inner_keep(s->index, cache, p->buffer, s->generation,
+							  level == s->tree->height);
+			if (copy != NULL)
+			{
+				UnlockReleaseBuffer(p->buffer);
+				p->buffer = InvalidBuffer;
+			}
 		}
-		page = BufferGetPage(p->buffer);
-		items = SimhashPageInner(page);
-		n = SimhashPageItems(page);
+		p->valid = true;
+		p->blkno = blkno;
+		if (copy != NULL)
+		{
+			items = copy->items;
+			n = copy->n;
+		}
+		else
+		{
+			items = SimhashPageInner(BufferGetPage(p->buffer));
+			n = SimhashPageItems(BufferGetPage(p->buffer));
+		}
 		c = simhash_inner_child(items, n, prefix, mask);
 		blkno = items[c].child;
 		if (level > 1)
@@ -186,13 +452,16 @@ probe_descend(SearchState *s, uint64 prefix)
 			below->low = c > 0 ? items[c].key & mask : p->low;
 			below->has_high = c + 1 < n || p->has_high;
 			below->high = c + 1 < n ? items[c + 1].key & mask : p->high;
-			if (BufferIsValid(below->buffer) && below->blkno != blkno)
+			if (below->blkno != blkno)
 			{
-				ReleaseBuffer(below->buffer);
+				if (BufferIsValid(below->buffer))
+					ReleaseBuffer(below->buffer);
 				below->buffer = InvalidBuffer;
+				below->valid = false;
 			}
 		}
-		LockBuffer(p->buffer, BUFFER_LOCK_UNLOCK);
+		if (BufferIsValid(p->buffer))
+			LockBuffer(p->buffer, BUFFER_LOCK_UNLOCK);
 	}
 	return blkno;
 }
@@ -297,7 +566,8 @@ simhash_search_reads_all(const SimhashBlocks *blocks, int radius, uint64 nentrie
 	double		height = 1;
 
 	for (int t = 0; t < plan->ntables; t++)
-		if (simhash_probe_count(simhash_prefix_bits(blocks, t), plan->e[t]) > MAX_PROBES_PER_TABLE)
+		if (plan->e[t] >= 0 &&
+			simhash_probe_count(probe_prefix_bits(blocks, t), plan->e[t]) > MAX_PROBES_PER_TABLE)
 			return true;
 	for (double pages = leaves; pages > 1; pages /= SIMHASH_PAGE_ITEMS)
 		height++;
@@ -342,9 +612,9 @@ simhash_search_run(Relation index, const SimhashBlocks *blocks,
 				   const SimhashRunRef *run, uint64 center, int radius,
 				   SimhashMatches *out)
 {
-	SimhashRunHeader *header;
+	const SimhashRunHeader *header;
 	const SimhashProbePlan *plan;
-	SimhashTable *tab;
+	SimhashTable *scratch = NULL;
 	SimhashResolver resolver;
 	uint64	   *keys;
 	uint64		maxkeys = 1;
@@ -352,7 +622,7 @@ simhash_search_run(Relation index, const SimhashBlocks *blocks,
 	if (radius < 0)
 		return;
 	radius = Min(radius, 64);
-	header = simhash_read_run_header(index, run->header, run->generation, NULL);
+	header = run_header_cached(index, run);
 
 	/* probing would cost more than reading one tree in full */
 	if (simhash_search_reads_all(blocks, radius, header->nentries))
@@ -360,38 +630,45 @@ simhash_search_run(Relation index, const SimhashBlocks *blocks,
 		scan_chain(index, simhash_leftmost_leaf(index, &header->trees[0],
 												run->generation, NULL),
 				   SIMHASH_LEAF, run->generation, center, radius, out);
-		pfree(header);
 		return;
 	}
 
 	plan = simhash_search_plan(blocks, radius);
-	tab = palloc(sizeof(SimhashTable));
+	if (probe_tables(blocks) == NULL)
+		scratch = palloc(sizeof(SimhashTable));
 	simhash_resolver_init(&resolver);
 	for (int t = 0; t < blocks->ntables; t++)
-		maxkeys = Max(maxkeys, simhash_probe_count(simhash_prefix_bits(blocks, t), plan->e[t]));
+		if (plan->e[t] >= 0)
+			maxkeys = Max(maxkeys, simhash_probe_count(probe_prefix_bits(blocks, t), plan->e[t]));
 	/* at most MAX_PROBES_PER_TABLE: else simhash_search_reads_all() */
 	Assert(maxkeys <= MAX_PROBES_PER_TABLE);
 	keys = palloc(sizeof(uint64) * maxkeys);
 	for (int t = 0; t < blocks->ntables; t++)
 	{
 		SearchState s;
+		const SimhashTable *tab;
 		uint64		qkey;
 		int			nkeys = 0;
 
 		if (plan->e[t] < 0)
 			continue;
-		simhash_table_init(blocks, t, tab);
+		tab = probe_table(blocks, t, scratch);
 		s.index = index;
 		s.generation = run->generation;
 		s.tab = tab;
 		s.tree = &header->trees[t];
+		s.mask = tab->prefix_mask;
 		s.center = center;
 		s.radius = radius;
 		s.out = out;
 		s.resolver = &resolver;
 		s.path = palloc0(sizeof(PathPage) * (s.tree->height + 1));
 		for (int level = 0; level <= s.tree->height; level++)
+		{
 			s.path[level].buffer = InvalidBuffer;
+			s.path[level].valid = false;
+			s.path[level].blkno = InvalidBlockNumber;
+		}
 		s.leaf = InvalidBuffer;
 		s.leaf_blkno = InvalidBlockNumber;
 		qkey = simhash_table_permute(tab, center) & tab->prefix_mask;
@@ -407,8 +684,8 @@ simhash_search_run(Relation index, const SimhashBlocks *blocks,
 	}
 	simhash_resolve(index, &header->trees[0], run->generation, &resolver, out);
 	pfree(keys);
-	pfree(tab);
-	pfree(header);
+	if (scratch)
+		pfree(scratch);
 }
 
 /* Add to *out the TIDs of a list's live entries within radius of center. */

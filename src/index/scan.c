@@ -52,7 +52,9 @@ typedef struct SimhashScanOpaqueData
 {
 	MemoryContext cxt;			/* matches of the current scan */
 	bool		computed;		/* started: meta, blocks and radius are set */
-	SimhashMetaPageData meta;	/* the index as the scan sees it */
+	SimhashMetaPageData *meta;	/* the index as the scan sees it (palloc'd
+								 * apart: zeroing it with the rest cost a
+								 * lookup more than its copy) */
 	SimhashBlocks blocks;
 	int			max_radius;		/* the smallest ball of the keys (64: none) */
 	bool		empty;			/* a key matches nothing */
@@ -182,6 +184,7 @@ simhash_beginscan(Relation index, int nkeys, int norderbys)
 
 	so->cxt = AllocSetContextCreate(CurrentMemoryContext, "simhash scan",
 									ALLOCSET_DEFAULT_SIZES);
+	so->meta = palloc(sizeof(SimhashMetaPageData));
 	scan->opaque = so;
 	so->nothing = NULL;
 	if (norderbys > 0)
@@ -214,6 +217,7 @@ simhash_endscan(IndexScanDesc scan)
 
 	batch_end(&so->batch);
 	MemoryContextDelete(so->cxt);
+	pfree(so->meta);
 	pfree(so);
 }
 
@@ -246,8 +250,8 @@ start_scan(IndexScanDesc scan)
 		DatumGetSimhash64(scan->orderByData[0].sk_argument) : 0;
 	so->ring = 0;
 	so->nulls_done = false;
-	simhash_read_meta(scan->indexRelation, &so->meta);
-	simhash_meta_blocks(&so->meta, &so->blocks);
+	simhash_read_meta(scan->indexRelation, so->meta);
+	simhash_meta_blocks(so->meta, &so->blocks);
 }
 
 /*
@@ -334,13 +338,13 @@ gather(IndexScanDesc scan, uint64 center, int radius, int lo, int hi)
 	SimhashMatches found = {gather_match, &arg};
 
 	batch_begin(&so->batch);
-	for (int i = 0; i < so->meta.nruns; i++)
-		simhash_search_run(scan->indexRelation, &so->blocks, &so->meta.runs[i],
+	for (int i = 0; i < so->meta->nruns; i++)
+		simhash_search_run(scan->indexRelation, &so->blocks, &so->meta->runs[i],
 						   center, radius, &found);
-	for (int i = 0; i < so->meta.nlanes; i++)
+	for (int i = 0; i < so->meta->nlanes; i++)
 	{
-		simhash_search_list(scan->indexRelation, &so->meta.flushing[i], center, radius, &found);
-		simhash_search_list(scan->indexRelation, &so->meta.pending[i], center, radius, &found);
+		simhash_search_list(scan->indexRelation, &so->meta->flushing[i], center, radius, &found);
+		simhash_search_list(scan->indexRelation, &so->meta->pending[i], center, radius, &found);
 	}
 	batch_done(&so->batch);
 }
@@ -367,7 +371,7 @@ null_batch(IndexScanDesc scan)
 
 	batch_begin(&so->batch);
 	/* every live entry is within 64 bits of anything */
-	simhash_search_list(scan->indexRelation, &so->meta.nulls, 0, 64, &found);
+	simhash_search_list(scan->indexRelation, &so->meta->nulls, 0, 64, &found);
 	batch_done(&so->batch);
 }
 
@@ -421,8 +425,8 @@ next_batch(IndexScanDesc scan)
 	{
 		uint64		largest = 0;
 
-		for (int i = 0; i < so->meta.nruns; i++)
-			largest = Max(largest, so->meta.runs[i].nentries);
+		for (int i = 0; i < so->meta->nruns; i++)
+			largest = Max(largest, so->meta->runs[i].nentries);
 		if (simhash_search_reads_all(&so->blocks, so->ring, largest))
 		{
 			gather(scan, so->query, so->max_radius, so->ring, so->max_radius);
