@@ -23,10 +23,12 @@
  * grows block after block and its 1 GB segments are created in order; the
  * WAL-logging, the sort and the tree building overlap.  The leader then
  * writes the header page (the trees' roots, heights and the run's page
- * count) through its buffer and, after the workers, fsyncs the file (the
- * pages bypassed the buffers, so a checkpoint would not flush them; as
- * nbtree's build).  The index is the serial build's, page for page: the
- * same sort, the same tree writer, the same blocks.
+ * count) through its buffer and, after the workers, fsyncs the file if
+ * it is WAL-logged (the pages bypassed the buffers, so a checkpoint would
+ * not flush them; as nbtree's build); the pages of an unlogged index are
+ * left to the next checkpoint's fsync (smgrextend() asks for it).  The
+ * index is the serial build's, page for page: the same sort, the same tree
+ * writer, the same blocks.
  *
  * Errors in a worker reach the leader through the ParallelContext
  * (CHECK_FOR_INTERRUPTS() while it waits); a failed or cancelled build
@@ -233,7 +235,8 @@ build_tables(BuildShared *sh, const uint64 *hashes, ItemPointerData *tids, int p
 			Page		page = (Page) (w.mem + (Size) i * BLCKSZ);
 
 			PageSetChecksumInplace(page, base + i);
-			smgrextend(smgr, MAIN_FORKNUM, base + i, page, true);
+			/* logged: fsynced at the end; else at the next checkpoint */
+			smgrextend(smgr, MAIN_FORKNUM, base + i, page, sh->use_wal);
 		}
 		pfree(w.mem);
 
