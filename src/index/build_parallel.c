@@ -172,8 +172,12 @@ build_tables(BuildShared *sh, const uint64 *hashes, ItemPointerData *tids, int p
 	SimhashSortSpace space;
 	SimhashTable tab;
 	SMgrRelation smgr = NULL;
+	char	   *mem;
+	uint32		memcap = (uint32) Min(n / 256 + 256, (uint64) MaxBlockNumber / 2);
 
 	simhash_sort_space_alloc(&space, n);
+	/* room for a tree's pages, kept from table to table (grown if short) */
+	mem = dedup_alloc_huge(CurrentMemoryContext, (Size) memcap * BLCKSZ);
 	for (;;)
 	{
 		uint32		t = pg_atomic_fetch_add_u32(&sh->next_table, 1);
@@ -193,6 +197,8 @@ build_tables(BuildShared *sh, const uint64 *hashes, ItemPointerData *tids, int p
 						   space.tmpkeys, space.tmporder);
 		c1 = simhash_cpu_ms();
 		simhash_writer_init(&w, NULL, SIMHASH_WRITE_MEMORY, sh->generation);
+		w.mem = mem;
+		w.memcap = memcap;
 		root = simhash_write_tree(&w, (int) t, &input, space.keys, space.order, &height);
 		Assert(w.npages == w.nalloc);
 
@@ -238,7 +244,8 @@ build_tables(BuildShared *sh, const uint64 *hashes, ItemPointerData *tids, int p
 			/* logged: fsynced at the end; else at the next checkpoint */
 			smgrextend(smgr, MAIN_FORKNUM, base + i, page, sh->use_wal);
 		}
-		pfree(w.mem);
+		mem = w.mem;
+		memcap = w.memcap;
 
 		SpinLockAcquire(&sh->mutex);
 		sh->root[t] = base + root;
@@ -252,6 +259,7 @@ build_tables(BuildShared *sh, const uint64 *hashes, ItemPointerData *tids, int p
 		ConditionVariableBroadcast(&sh->cv);
 	}
 	simhash_sort_space_free(&space);
+	pfree(mem);
 }
 
 /* The entry point of a worker: build tables until none is left. */

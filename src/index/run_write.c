@@ -12,6 +12,7 @@
 #include "utils/memutils.h"
 
 #include "am.h"
+#include "dedup/dedup.h"
 
 /* Make room in *in for n more entries. */
 void
@@ -29,15 +30,19 @@ simhash_run_input_reserve(SimhashRunInput *in, size_t n)
 	in->tids = repalloc_huge(in->tids, Max(need, 64) * sizeof(ItemPointerData));
 }
 
-/* Room to sort n (>= 0) entries for a table. */
+/*
+ * Room to sort n (>= 0) entries for a table (in 2MB pages where the kernel
+ * allows: a page fault per 4kB page was most of a parallel build's first
+ * sort, issue #14).
+ */
 void
 simhash_sort_space_alloc(SimhashSortSpace *space, size_t n)
 {
 	n = Max(n, 1);
-	space->keys = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(uint64));
-	space->tmpkeys = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(uint64));
-	space->order = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(uint32));
-	space->tmporder = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(uint32));
+	space->keys = dedup_alloc_huge(CurrentMemoryContext, n * sizeof(uint64));
+	space->tmpkeys = dedup_alloc_huge(CurrentMemoryContext, n * sizeof(uint64));
+	space->order = dedup_alloc_huge(CurrentMemoryContext, n * sizeof(uint32));
+	space->tmporder = dedup_alloc_huge(CurrentMemoryContext, n * sizeof(uint32));
 }
 
 /* Free what simhash_sort_space_alloc() allocated. */
