@@ -8,6 +8,9 @@
  *	build.c		CREATE INDEX: read the table, write one run (chunks merged)
  *	build_scan.c	its heap scan by parallel workers, merged into a serial
  *				scan's order (the same index, page for page)
+ *	build_parallel.c	its run's trees built, WAL-logged and written by
+ *				parallel workers, each into its block range (the same
+ *				index, page for page)
  *	insert.c	aminsert: append to the pending lanes, flush when they are long
  *	pending.c	the pending lanes and the nulls list: appends (issue #13)
  *	scan.c		index and bitmap scans, ordered scans by distance rings
@@ -158,7 +161,10 @@
  * under a share lock and then read immutable pages (and the lists, which
  * only grow).  Flushes, merges and VACUUM's changes are serialised by a
  * heavyweight lock on the metapage's block number.  Every change is
- * WAL-logged with generic WAL records.
+ * WAL-logged with generic WAL records.  CREATE INDEX logs its new pages as
+ * full images (log_newpage_range() at its end; a parallel build's trees
+ * with log_newpages() from the participant that wrote them past the
+ * buffers, the file fsynced before the commit, build_parallel.c).
  *
  * Concurrent inserts (issue #13, pending.c): an insert appends its entry to
  * one pending lane, chosen by its backend (MyProc->pgprocno modulo nlanes;

@@ -182,7 +182,9 @@ simhash_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	bs.chunk = Max((size_t) maintenance_work_mem * 1024 / BUILD_BYTES_PER_ENTRY, 1024);
 	bs.chunk = Min(bs.chunk, ((size_t) 1 << 32) - 2);
 	bs.next_generation = 2;		/* 1: the nulls list */
-	bs.cap = Min(bs.chunk, (size_t) 1 << 16);
+	/* room for the rows pg_class expects (fewer copies and page faults) */
+	bs.cap = (size_t) Min((double) bs.chunk,
+						  Max(heap->rd_rel->reltuples * 1.05 + 1024.0, (double) (1 << 16)));
 	simhash_run_input_reserve(&bs.input, bs.cap);
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, SIMHASH_BUILD_PHASE_SCAN);
 	/* by parallel workers if worth it (build_scan.c), else here */

@@ -22,8 +22,8 @@ simhash_run_input_reserve(SimhashRunInput *in, size_t n)
 
 	if (in->hashes == NULL)
 	{
-		in->hashes = MemoryContextAllocHuge(CurrentMemoryContext, Max(need, 64) * sizeof(uint64));
-		in->tids = MemoryContextAllocHuge(CurrentMemoryContext, Max(need, 64) * sizeof(ItemPointerData));
+		in->hashes = dedup_alloc_huge(CurrentMemoryContext, Max(need, 64) * sizeof(uint64));
+		in->tids = dedup_alloc_huge(CurrentMemoryContext, Max(need, 64) * sizeof(ItemPointerData));
 		return;
 	}
 	in->hashes = repalloc_huge(in->hashes, Max(need, 64) * sizeof(uint64));
