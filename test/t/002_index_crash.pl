@@ -176,36 +176,15 @@ is($node->safe_psql('postgres', q{SELECT count(*) FROM churn WHERE h = simhash_h
 # trees' pages past the buffers) and a crash right after its commit: after
 # recovery the index equals a serial build of the table page for page (but
 # the LSNs and checksums) and answers as a sequential scan does
-$node->safe_psql('postgres', q{
-	CREATE EXTENSION IF NOT EXISTS pageinspect;
-	CREATE TABLE pb AS SELECT i AS id, simhash_hash('pb' || (i % 40000))::simhash64 AS h
-		FROM generate_series(1, 60000) i;
-	SET max_parallel_maintenance_workers = 0;
-	CREATE INDEX pb_serial ON pb USING simhash (h) WITH (blocks = 6, max_distance = 3);
-	CHECKPOINT;
-	SET simhash.parallel_min_rows = 0;
-	SET max_parallel_maintenance_workers = 2;
-	SET parallel_leader_participation = off;
-	CREATE INDEX pb_par ON pb USING simhash (h) WITH (blocks = 6, max_distance = 3);
-});
+$node->safe_psql('postgres', parallel_build_sql('CHECKPOINT'));
 $node->stop('immediate');
 $node->start;
-my $pbdiff = $node->safe_psql('postgres', q{
-	SELECT format('%s pages, %s differ', count(*),
-		count(*) FILTER (WHERE substr(get_raw_page('pb_serial', i), 11) <> substr(get_raw_page('pb_par', i), 11)))
-		|| CASE WHEN pg_relation_size('pb_serial') <> pg_relation_size('pb_par') THEN ', sizes differ' ELSE '' END
-	FROM generate_series(0, (pg_relation_size('pb_serial') / 8192)::int - 1) i});
+my $pbdiff = pages_differ($node, 'postgres', 'pb_serial', 'pb_par');
 like($pbdiff, qr/^\d+ pages, 0 differ$/, 'crash after a parallel build: it equals the serial one page for page')
   or diag($pbdiff);
 index_check_ok($node, 'postgres', 'pb_par', 'the parallel build after a crash');
 $node->safe_psql('postgres', 'DROP INDEX pb_serial');
-is($node->safe_psql('postgres', q{
-	SET enable_seqscan = off;
-	SELECT count(*) FROM pb a JOIN pb b ON b.h <~> a.h <= 2 AND a.id < b.id WHERE a.id <= 3000}),
-	$node->safe_psql('postgres', q{
-	SET enable_indexscan = off; SET enable_bitmapscan = off;
-	SELECT count(*) FROM pb a JOIN pb b ON b.h <~> a.h <= 2 AND a.id < b.id WHERE a.id <= 3000}),
-	'crash after a parallel build: lookups through it equal a sequential scan');
+pb_lookups_equal($node, 'postgres', 'crash after a parallel build');
 
 ok(!$node->log_contains('inconsistent page found'), 'no WAL consistency failure in the log');
 $node->stop;

@@ -166,41 +166,20 @@ check_index($standby, 'postgres', 'after the workload, standby', heapallindexed 
 # standby: there it equals a serial build of the same table page for page
 # (but the page LSNs and checksums), passes the check, and answers as a
 # sequential scan does
-$primary->safe_psql('postgres', q{
-	CREATE EXTENSION IF NOT EXISTS pageinspect;
-	CREATE TABLE pb AS SELECT i AS id, simhash_hash('pb' || (i % 40000))::simhash64 AS h
-		FROM generate_series(1, 60000) i;
-	SET max_parallel_maintenance_workers = 0;
-	CREATE INDEX pb_serial ON pb USING simhash (h) WITH (blocks = 6, max_distance = 3);
-	SET simhash.parallel_min_rows = 0;
+$primary->safe_psql('postgres', parallel_build_sql() . q{
 	SET max_parallel_maintenance_workers = 2;
-	SET parallel_leader_participation = off;
-	CREATE INDEX pb_par ON pb USING simhash (h) WITH (blocks = 6, max_distance = 3);
-	SET parallel_leader_participation = on;
 	CREATE INDEX pb_par_leader ON pb USING simhash (h) WITH (blocks = 6, max_distance = 3);
 });
 $primary->wait_for_catchup($standby);
-my $pagediff = q{
-	SELECT format('%s pages, %s differ', count(*),
-		count(*) FILTER (WHERE substr(get_raw_page('pb_serial', i), 11) <> substr(get_raw_page('IX', i), 11)))
-		|| CASE WHEN pg_relation_size('pb_serial') <> pg_relation_size('IX') THEN ', sizes differ' ELSE '' END
-	FROM generate_series(0, (pg_relation_size('pb_serial') / 8192)::int - 1) i};
 for my $ix ('pb_par', 'pb_par_leader')
 {
-	my $diff = $standby->safe_psql('postgres', $pagediff =~ s/IX/$ix/gr);
+	my $diff = pages_differ($standby, 'postgres', 'pb_serial', $ix);
 	like($diff, qr/^\d+ pages, 0 differ$/, "standby: the parallel build $ix equals the serial one page for page")
 	  or diag($diff);
 	cmp_ok((split / /, $diff)[0], '>', 150, "standby: $ix has its pages");
-	is($standby->safe_psql('postgres', "SELECT simhash_index_check('$ix') IS NOT NULL"), 't',
-		"standby: simhash_index_check($ix)");
+	index_check_ok($standby, 'postgres', $ix, 'standby', heapallindexed => 0);
 }
-is($standby->safe_psql('postgres', q{
-	SET enable_seqscan = off;
-	SELECT count(*) FROM pb a JOIN pb b ON b.h <~> a.h <= 2 AND a.id < b.id WHERE a.id <= 3000}),
-	$standby->safe_psql('postgres', q{
-	SET enable_indexscan = off; SET enable_bitmapscan = off;
-	SELECT count(*) FROM pb a JOIN pb b ON b.h <~> a.h <= 2 AND a.id < b.id WHERE a.id <= 3000}),
-	'standby: lookups through the indexes equal a sequential scan');
+pb_lookups_equal($standby, 'postgres', 'standby');
 
 # promotion: the index takes inserts (flushes), deletes and VACUUM
 $standby->promote;
