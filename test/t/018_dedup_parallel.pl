@@ -1,6 +1,6 @@
 # test/t/018_dedup_parallel.pl: the parallel search of simhash_pairs and
-# simhash_groups, and CREATE INDEX ... USING simhash with its tables
-# sorted by parallel workers (issue #14), when something goes wrong while
+# simhash_groups, and CREATE INDEX ... USING simhash with its tables'
+# trees built by parallel workers (issue #14), when something goes wrong while
 # the workers run; the same for the parallel table read of the jobs
 # (src/dedup/read_parallel.c) and the parallel heap scan of CREATE INDEX
 # (src/index/build_scan.c), on a table whose jobs have no other workers.  A worker that fails (here: terminated by pg_terminate_backend, a
