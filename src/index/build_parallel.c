@@ -192,7 +192,7 @@ build_tables(BuildShared *sh, const uint64 *hashes, ItemPointerData *tids, int p
 	SimhashTable tab;
 	SMgrRelation smgr = NULL;
 	char	   *mem;
-	uint32		memcap = (uint32) Min(n / 256 + 256, (uint64) MaxBlockNumber / 2);
+	uint32		memcap = (uint32) Min(n / 512 + 256, (uint64) MaxBlockNumber / 2);
 
 	simhash_sort_space_alloc(&space, n);
 	/* room for a tree's pages, kept from table to table (grown if short) */
