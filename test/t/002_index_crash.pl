@@ -22,7 +22,10 @@ use SimhashIndexTest;
 my $t0 = time;
 my $node = PostgreSQL::Test::Cluster->new('crash');
 $node->init;
+# wal_level replica (not the test cluster's minimal): every build, a
+# parallel one's workers too, WAL-logs its pages, and recovery replays them
 $node->append_conf('postgresql.conf', q{
+wal_level = replica
 wal_consistency_checking = 'generic'
 autovacuum = off
 max_wal_size = 1GB
