@@ -174,8 +174,10 @@ DROP ROLE regress_pp_reader;
 RESET max_parallel_maintenance_workers;
 RESET simhash.parallel_min_rows;
 
--- CREATE INDEX: the tables sorted by parallel workers give the serial
--- index, page for page (but the page LSNs, set by the build's WAL)
+-- CREATE INDEX: the tables' trees built and written by parallel workers
+-- (each in its block range, src/index/build_parallel.c) give the serial
+-- index, page for page (but the page LSNs, set by the build's WAL); pp_par
+-- by the workers alone, pp_par1 by one worker and the leader
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS pageinspect;
 RESET client_min_messages;
@@ -184,7 +186,9 @@ SET max_parallel_maintenance_workers = 0;
 CREATE INDEX pp_serial ON pp USING simhash (h) WITH (blocks = 6, max_distance = 3);
 SET max_parallel_maintenance_workers = 2;
 SET client_min_messages = debug1;
+SET parallel_leader_participation = off;
 CREATE INDEX pp_par ON pp USING simhash (h) WITH (blocks = 6, max_distance = 3);
+RESET parallel_leader_participation;
 SET max_parallel_maintenance_workers = 1;
 CREATE INDEX pp_par1 ON pp USING simhash (h) WITH (blocks = 6, max_distance = 3);
 RESET client_min_messages;

@@ -8,6 +8,9 @@
  *	build.c		CREATE INDEX: read the table, write one run (chunks merged)
  *	build_scan.c	its heap scan by parallel workers, merged into a serial
  *				scan's order (the same index, page for page)
+ *	build_parallel.c	its run's trees built, WAL-logged and written by
+ *				parallel workers, each into its block range (the same
+ *				index, page for page)
  *	insert.c	aminsert: append to the pending lanes, flush when they are long
  *	pending.c	the pending lanes and the nulls list: appends (issue #13)
  *	scan.c		index and bitmap scans, ordered scans by distance rings
@@ -164,7 +167,10 @@
  * under a share lock and then read immutable pages (and the lists, which
  * only grow).  Flushes, merges and VACUUM's changes are serialised by a
  * heavyweight lock on the metapage's block number.  Every change is
- * WAL-logged with generic WAL records.
+ * WAL-logged with generic WAL records.  CREATE INDEX logs its new pages as
+ * full images (log_newpage_range() at its end; a parallel build's trees
+ * with log_newpages() from the participant that wrote them past the
+ * buffers, the file fsynced before the commit, build_parallel.c).
  *
  * Concurrent inserts (issue #13, pending.c): an insert appends its entry to
  * one pending lane, chosen by its backend (MyProc->pgprocno modulo nlanes;
@@ -226,6 +232,7 @@
 #include "access/amapi.h"
 #include "access/tableam.h"
 #include "access/generic_xlog.h"
+#include <time.h>
 #include "nodes/execnodes.h"
 #include "nodes/pathnodes.h"
 #include "access/transam.h"
@@ -486,11 +493,16 @@ typedef struct SimhashRunInput
 	size_t		n;
 } SimhashRunInput;
 
-/* how to write pages: during CREATE INDEX (WAL at the end) or logged each */
+/*
+ * how to write pages: during CREATE INDEX (WAL at the end), logged each, or
+ * into memory (a parallel build's tree: blocks numbered from 0, moved to
+ * their place and written by build_parallel.c)
+ */
 typedef enum SimhashWriteMode
 {
 	SIMHASH_WRITE_BUILD,
-	SIMHASH_WRITE_LOGGED
+	SIMHASH_WRITE_LOGGED,
+	SIMHASH_WRITE_MEMORY
 } SimhashWriteMode;
 
 /* the pages of one run or list being written */
@@ -500,6 +512,10 @@ typedef struct SimhashRunWriter
 	SimhashWriteMode mode;
 	uint64		generation;
 	uint32		npages;			/* pages written */
+	/* SIMHASH_WRITE_MEMORY: pages 0 .. nalloc - 1, room for memcap */
+	char	   *mem;
+	uint32		nalloc;
+	uint32		memcap;
 } SimhashRunWriter;
 
 /*
@@ -513,7 +529,8 @@ typedef struct SimhashTreeWriter
 	int			table;			/* 0: entry leaves, else key leaves */
 	PGAlignedBlock image;		/* a page being written */
 	SvLeafBuilder *leaf;		/* the leaf being filled (core/index_leaf.h) */
-	Buffer		cur;			/* its buffer, InvalidBuffer before the first */
+	Buffer		cur;			/* its buffer (none in memory) */
+	BlockNumber curblk;			/* its block, InvalidBlockNumber before the first */
 	SimhashInnerItem *level;	/* (first key, leaf) of every leaf */
 	size_t		nlevel;
 	size_t		caplevel;
@@ -540,6 +557,9 @@ extern void simhash_finish_page(SimhashRunWriter *w, Buffer buffer, Page image);
 extern void simhash_tree_begin(SimhashTreeWriter *tw, SimhashRunWriter *w, int table);
 extern void simhash_tree_add(SimhashTreeWriter *tw, uint64 hash, ItemPointer tid, uint64 key);
 extern BlockNumber simhash_tree_end(SimhashTreeWriter *tw, uint16 *height);
+extern BlockNumber simhash_write_tree(SimhashRunWriter *w, int t, const SimhashRunInput *input,
+									  const uint64 *keys, const uint32 *order,
+									  uint16 *height);
 extern BlockNumber simhash_write_run(Relation index, const SimhashBlocks *blocks,
 									 const SimhashRunInput *input, uint64 generation,
 									 SimhashWriteMode mode);
@@ -569,17 +589,6 @@ typedef void (*SimhashEntriesFn) (const SimhashEntry *entries, int n, void *arg)
 extern void simhash_walk_chain(Relation index, BlockNumber first, uint16 kind,
 							   uint64 generation, SimhashEntriesFn fn, void *arg);
 
-/*
- * The sorted entries of table `table` of a run being written: keys[] its
- * permuted hashes in prefix order, order[] their positions in the input;
- * valid until the next call (issue #14: parallel CREATE INDEX).
- */
-typedef void (*SimhashSortedTableFn) (void *arg, int table, const uint64 **keys,
-									  const uint32 **order);
-extern BlockNumber simhash_write_run_sorted(Relation index, const SimhashBlocks *blocks,
-											const SimhashRunInput *input, uint64 generation,
-											SimhashWriteMode mode,
-											SimhashSortedTableFn sorted, void *arg);
 extern void simhash_read_run_entries(Relation index, const SimhashRunRef *run,
 									 SimhashRunInput *out, bool skip_dead);
 extern void simhash_read_list_entries(Relation index, const SimhashList *list,
@@ -697,9 +706,15 @@ extern void simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 extern double simhash_build_scan_parallel(Relation heap, Relation index,
 										  IndexInfo *indexInfo,
 										  IndexBuildCallback callback, void *state);
-/* build_parallel.c: the build's one run, its tables sorted by parallel workers */
+/*
+ * build_parallel.c: the build's one run, its trees built and written by
+ * parallel workers and the leader; *direct_start .. *direct_end: the blocks
+ * written (and WAL-logged) past the buffers, empty if none
+ */
 extern BlockNumber simhash_build_write_run(Relation index, const SimhashBlocks *blocks,
-										   const SimhashRunInput *input, uint64 generation);
+										   const SimhashRunInput *input, uint64 generation,
+										   BlockNumber *direct_start,
+										   BlockNumber *direct_end);
 extern IndexBuildResult *simhash_build(Relation heap, Relation index, IndexInfo *indexInfo);
 extern void simhash_buildempty(Relation index);
 extern bool simhash_insert(Relation index, Datum *values, bool *isnull,
@@ -725,5 +740,15 @@ extern void simhash_costestimate(PlannerInfo *root, IndexPath *path, double loop
 extern bool simhash_validate(Oid opclassoid);
 extern char *simhash_buildphasename(int64 phasenum);
 extern bytea *simhash_options(Datum reloptions, bool validate);
+
+/* CPU time of the calling process in ms (DEBUG1 phase timings of a build) */
+static inline double
+simhash_cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1000000.0;
+}
 
 #endif							/* SIMHASH_AM_H */

@@ -139,6 +139,7 @@ scan_share(ScanShared *sh, ParallelTableScanDesc pscan, Relation heap,
 	char		name[MAXPGPATH];
 	TableScanDesc scan;
 	double		reltuples;
+	double		cpu = simhash_cpu_ms();
 
 	indexInfo->ii_Concurrent = sh->isconcurrent;
 	scan_file_name(name, sizeof(name), participant);
@@ -150,6 +151,8 @@ scan_share(ScanShared *sh, ParallelTableScanDesc pscan, Relation heap,
 		BufFileWrite(f->file, f->batch, f->n * sizeof(ScanRecord));
 	BufFileClose(f->file);
 	pfree(f);
+	elog(DEBUG2, "simhash index build: scan participant %d: %.0f heap tuples, cpu ms %.0f",
+		 participant, reltuples, simhash_cpu_ms() - cpu);
 
 	SpinLockAcquire(&sh->mutex);
 	sh->reltuples += reltuples;
@@ -299,6 +302,7 @@ simhash_build_scan_parallel(Relation heap, Relation index, IndexInfo *indexInfo,
 	ParallelTableScanDesc pscan;
 	Snapshot	snapshot;
 	double		reltuples;
+	double		cpu;
 	bool		leader;
 
 	if (nworkers <= 0)
@@ -344,7 +348,10 @@ simhash_build_scan_parallel(Relation heap, Relation index, IndexInfo *indexInfo,
 		scan_share(sh, pscan, heap, index, -1, true);
 	WaitForParallelWorkersToFinish(pcxt);
 
+	cpu = simhash_cpu_ms();
 	merge_files(sh, pcxt->nworkers_launched, leader, index, callback, state);
+	elog(DEBUG2, "simhash index build: merge of the scan's files: cpu ms %.0f",
+		 simhash_cpu_ms() - cpu);
 	reltuples = sh->reltuples;
 	if (sh->brokenhotchain)
 		indexInfo->ii_BrokenHotChain = true;

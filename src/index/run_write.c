@@ -12,6 +12,7 @@
 #include "utils/memutils.h"
 
 #include "am.h"
+#include "dedup/dedup.h"
 
 /* Make room in *in for n more entries. */
 void
@@ -21,23 +22,27 @@ simhash_run_input_reserve(SimhashRunInput *in, size_t n)
 
 	if (in->hashes == NULL)
 	{
-		in->hashes = MemoryContextAllocHuge(CurrentMemoryContext, Max(need, 64) * sizeof(uint64));
-		in->tids = MemoryContextAllocHuge(CurrentMemoryContext, Max(need, 64) * sizeof(ItemPointerData));
+		in->hashes = dedup_alloc_huge(CurrentMemoryContext, Max(need, 64) * sizeof(uint64));
+		in->tids = dedup_alloc_huge(CurrentMemoryContext, Max(need, 64) * sizeof(ItemPointerData));
 		return;
 	}
 	in->hashes = repalloc_huge(in->hashes, Max(need, 64) * sizeof(uint64));
 	in->tids = repalloc_huge(in->tids, Max(need, 64) * sizeof(ItemPointerData));
 }
 
-/* Room to sort n (>= 0) entries for a table. */
+/*
+ * Room to sort n (>= 0) entries for a table (in 2MB pages where the kernel
+ * allows: a page fault per 4kB page was most of a parallel build's first
+ * sort, issue #14).
+ */
 void
 simhash_sort_space_alloc(SimhashSortSpace *space, size_t n)
 {
 	n = Max(n, 1);
-	space->keys = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(uint64));
-	space->tmpkeys = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(uint64));
-	space->order = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(uint32));
-	space->tmporder = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(uint32));
+	space->keys = dedup_alloc_huge(CurrentMemoryContext, n * sizeof(uint64));
+	space->tmpkeys = dedup_alloc_huge(CurrentMemoryContext, n * sizeof(uint64));
+	space->order = dedup_alloc_huge(CurrentMemoryContext, n * sizeof(uint32));
+	space->tmporder = dedup_alloc_huge(CurrentMemoryContext, n * sizeof(uint32));
 }
 
 /* Free what simhash_sort_space_alloc() allocated. */
@@ -59,6 +64,45 @@ simhash_writer_init(SimhashRunWriter *w, Relation index, SimhashWriteMode mode,
 	w->mode = mode;
 	w->generation = generation;
 	w->npages = 0;
+	w->mem = NULL;
+	w->nalloc = 0;
+	w->memcap = 0;
+}
+
+/*
+ * A new page for w: its block and (unless in memory) its buffer, locked;
+ * in memory the next block, numbered from 0.
+ */
+static BlockNumber
+writer_new_page(SimhashRunWriter *w, Buffer *buffer)
+{
+	if (w->mode == SIMHASH_WRITE_MEMORY)
+	{
+		if (w->nalloc >= w->memcap)
+		{
+			w->memcap = Max(w->memcap * 2, 64);
+			w->mem = w->mem ? repalloc_huge(w->mem, (Size) w->memcap * BLCKSZ)
+				: MemoryContextAllocHuge(CurrentMemoryContext, (Size) w->memcap * BLCKSZ);
+		}
+		*buffer = InvalidBuffer;
+		return w->nalloc++;
+	}
+	*buffer = simhash_new_buffer(w->index);
+	return BufferGetBlockNumber(*buffer);
+}
+
+/* Finish page blkno (of writer_new_page()) with image. */
+static void
+writer_put_page(SimhashRunWriter *w, Buffer buffer, BlockNumber blkno, Page image)
+{
+	if (w->mode == SIMHASH_WRITE_MEMORY)
+	{
+		Assert(blkno < w->nalloc);
+		memcpy(w->mem + (Size) blkno * BLCKSZ, image, BLCKSZ);
+		w->npages++;
+		return;
+	}
+	simhash_finish_page(w, buffer, image);
 }
 
 /* Finish a page filled by the caller: WAL-log it (or leave it to the build). */
@@ -121,6 +165,7 @@ simhash_tree_begin(SimhashTreeWriter *tw, SimhashRunWriter *w, int table)
 	tw->leaf = palloc(sizeof(SvLeafBuilder));
 	sv_leaf_builder_init(tw->leaf, table == 0);
 	tw->cur = InvalidBuffer;
+	tw->curblk = InvalidBlockNumber;
 	tw->caplevel = 64;
 	tw->level = palloc(tw->caplevel * sizeof(SimhashInnerItem));
 	tw->nlevel = 0;
@@ -136,7 +181,7 @@ write_leaf(SimhashTreeWriter *tw, BlockNumber next)
 	simhash_init_page(page, simhash_leaf_kind(tw->table), tw->w->generation);
 	((PageHeader) page)->pd_lower += sv_leaf_encode(tw->leaf, PageGetContents(page));
 	SimhashPageGetOpaque(page)->next = next;
-	simhash_finish_page(tw->w, tw->cur, page);
+	writer_put_page(tw->w, tw->cur, tw->curblk, page);
 }
 
 /*
@@ -155,16 +200,18 @@ simhash_tree_add(SimhashTreeWriter *tw, uint64 hash, ItemPointer tid, uint64 key
 		block = ItemPointerGetBlockNumberNoCheck(tid);
 		offset = ItemPointerGetOffsetNumberNoCheck(tid);
 	}
-	if (BufferIsValid(tw->cur) && !sv_leaf_fits(tw->leaf, key, block, offset))
+	if (tw->curblk != InvalidBlockNumber && !sv_leaf_fits(tw->leaf, key, block, offset))
 	{
-		Buffer		next = simhash_new_buffer(tw->w->index);
+		Buffer		next;
+		BlockNumber nextblk = writer_new_page(tw->w, &next);
 
-		write_leaf(tw, BufferGetBlockNumber(next));
+		write_leaf(tw, nextblk);
 		tw->cur = next;
+		tw->curblk = nextblk;
 		CHECK_FOR_INTERRUPTS();
 	}
-	else if (!BufferIsValid(tw->cur))
-		tw->cur = simhash_new_buffer(tw->w->index);
+	else if (tw->curblk == InvalidBlockNumber)
+		tw->curblk = writer_new_page(tw->w, &tw->cur);
 	if (tw->leaf->count == 0)
 	{
 		if (tw->nlevel >= tw->caplevel)
@@ -173,7 +220,7 @@ simhash_tree_add(SimhashTreeWriter *tw, uint64 hash, ItemPointer tid, uint64 key
 			tw->level = repalloc_huge(tw->level, tw->caplevel * sizeof(SimhashInnerItem));
 		}
 		tw->level[tw->nlevel].key = key;
-		tw->level[tw->nlevel].child = BufferGetBlockNumber(tw->cur);
+		tw->level[tw->nlevel].child = tw->curblk;
 		tw->level[tw->nlevel].pad = 0;
 		tw->nlevel++;
 	}
@@ -189,7 +236,7 @@ simhash_tree_end(SimhashTreeWriter *tw, uint16 *height)
 	size_t		nlevel = tw->nlevel;
 	BlockNumber root;
 
-	Assert(BufferIsValid(tw->cur));
+	Assert(tw->curblk != InvalidBlockNumber);
 	write_leaf(tw, InvalidBlockNumber);
 	pfree(tw->leaf);
 
@@ -203,14 +250,15 @@ simhash_tree_end(SimhashTreeWriter *tw, uint16 *height)
 		{
 			size_t		count = Min((size_t) SIMHASH_PAGE_ITEMS, nlevel - start);
 			Page		page = (Page) tw->image.data;
-			Buffer		buf = simhash_new_buffer(tw->w->index);
+			Buffer		buf;
+			BlockNumber blk = writer_new_page(tw->w, &buf);
 			SimhashInnerItem first = level[start];
 
 			simhash_init_page(page, SIMHASH_INNER, tw->w->generation);
 			memcpy(SimhashPageInner(page), level + start, count * sizeof(SimhashInnerItem));
 			((PageHeader) page)->pd_lower += count * sizeof(SimhashInnerItem);
-			first.child = BufferGetBlockNumber(buf);
-			simhash_finish_page(tw->w, buf, page);
+			first.child = blk;
+			writer_put_page(tw->w, buf, blk, page);
 			level[nup++] = first;	/* nup <= start: no overwrite ahead */
 		}
 		nlevel = nup;
@@ -222,30 +270,16 @@ simhash_tree_end(SimhashTreeWriter *tw, uint16 *height)
 }
 
 /*
- * Write the entries of *input (n >= 1) as a run: one tree per table.
- * Returns the run's header page.
+ * Write the entries of *input (n >= 1) as a run: one tree per table, each
+ * sorted here.  Returns the run's header page.
  */
 BlockNumber
 simhash_write_run(Relation index, const SimhashBlocks *blocks,
 				  const SimhashRunInput *input, uint64 generation,
 				  SimhashWriteMode mode)
 {
-	return simhash_write_run_sorted(index, blocks, input, generation, mode,
-									NULL, NULL);
-}
-
-/*
- * As simhash_write_run, with the tables' sorted entries given by sorted if
- * it is not NULL (issue #14: sorted by parallel workers during CREATE INDEX).
- */
-BlockNumber
-simhash_write_run_sorted(Relation index, const SimhashBlocks *blocks,
-						 const SimhashRunInput *input, uint64 generation,
-						 SimhashWriteMode mode, SimhashSortedTableFn sorted,
-						 void *arg)
-{
 	size_t		n = input->n;
-	SimhashSortSpace space = {0};
+	SimhashSortSpace space;
 	SimhashTable *tab = palloc(sizeof(SimhashTable));
 	Buffer		headbuf;
 	BlockNumber headblk;
@@ -260,45 +294,36 @@ simhash_write_run_sorted(Relation index, const SimhashBlocks *blocks,
 	headblk = BufferGetBlockNumber(headbuf);
 	header = SimhashPageRunHeader(page);
 	header->nentries = n;
-
-	/*
-	 * A build's sorted tables may have to be waited for: not with a buffer
-	 * locked (interrupts, such as a worker's error, would be held off).  The
-	 * index being built is not visible to others yet.
-	 */
-	if (sorted)
-		LockBuffer(headbuf, BUFFER_LOCK_UNLOCK);
-	else
-		simhash_sort_space_alloc(&space, n);
+	simhash_sort_space_alloc(&space, n);
 	for (int t = 0; t < blocks->ntables; t++)
 	{
-		SimhashTreeWriter tw;
-		const uint64 *keys = space.keys;
-		const uint32 *order = space.order;
-
-		if (sorted)
-			sorted(arg, t, &keys, &order);
-		else
-		{
-			simhash_table_init(blocks, t, tab);
-			simhash_table_sort(tab, input->hashes, n, space.keys, space.order,
-							   space.tmpkeys, space.tmporder);
-		}
-		simhash_tree_begin(&tw, &w, t);
-		for (size_t i = 0; i < n; i++)
-			simhash_tree_add(&tw, input->hashes[order[i]],
-							 &input->tids[order[i]], keys[i]);
-		header->trees[t].root = simhash_tree_end(&tw, &header->trees[t].height);
+		simhash_table_init(blocks, t, tab);
+		simhash_table_sort(tab, input->hashes, n, space.keys, space.order,
+						   space.tmpkeys, space.tmporder);
+		header->trees[t].root = simhash_write_tree(&w, t, input, space.keys, space.order,
+												   &header->trees[t].height);
 		header->trees[t].pad = 0;
 	}
-	if (sorted)
-		LockBuffer(headbuf, BUFFER_LOCK_EXCLUSIVE);
 	simhash_run_header_end(&w, headbuf, page);
-
-	if (sorted == NULL)
-		simhash_sort_space_free(&space);
+	simhash_sort_space_free(&space);
 	pfree(tab);
 	return headblk;
+}
+
+/*
+ * Write table t's tree of the entries of *input, sorted: keys[i] the
+ * permuted hash of entry order[i].  Returns its root; *height its height.
+ */
+BlockNumber
+simhash_write_tree(SimhashRunWriter *w, int t, const SimhashRunInput *input,
+				   const uint64 *keys, const uint32 *order, uint16 *height)
+{
+	SimhashTreeWriter tw;
+
+	simhash_tree_begin(&tw, w, t);
+	for (size_t i = 0; i < input->n; i++)
+		simhash_tree_add(&tw, input->hashes[order[i]], &input->tids[order[i]], keys[i]);
+	return simhash_tree_end(&tw, height);
 }
 
 /*

@@ -12,7 +12,8 @@ use warnings;
 use Test::More;
 use Exporter 'import';
 
-our @EXPORT = qw(index_setup_sql workload_sql insert_sql index_meta index_check_ok check_index results_digest);
+our @EXPORT = qw(index_setup_sql workload_sql insert_sql index_meta index_check_ok check_index results_digest
+  parallel_build_sql pages_differ pb_lookups_equal);
 
 # SQL objects: table t (id, cluster c, fingerprint h), helper functions, and
 # the query centers (table centers).  The tests create the index t_h.
@@ -193,6 +194,51 @@ sub results_digest
 	return $node->safe_psql($db,
 		"SELECT count(*) || ':' || sum(cardinality(ids)) || ':' || md5(string_agg(q::text || '/' || r || '=' || ids::text, ',' ORDER BY q, r)) "
 		  . "FROM (SELECT q, r, idx_ids(q, r) AS ids FROM centers, generate_series(0, $max_r) r) x");
+}
+
+
+# issue #14: the table pb (60,000 rows) indexed serially (pb_serial) and by
+# a parallel build whose workers write the trees (pb_par, without the
+# leader), with blocks = 6 (20 tables); $between runs after the serial build
+sub parallel_build_sql
+{
+	my ($between) = @_;
+	return q{
+	CREATE EXTENSION IF NOT EXISTS pageinspect;
+	CREATE TABLE pb AS SELECT i AS id, simhash_hash('pb' || (i % 40000))::simhash64 AS h
+		FROM generate_series(1, 60000) i;
+	SET max_parallel_maintenance_workers = 0;
+	CREATE INDEX pb_serial ON pb USING simhash (h) WITH (blocks = 6, max_distance = 3);
+	} . ($between // '') . q{;
+	SET simhash.parallel_min_rows = 0;
+	SET max_parallel_maintenance_workers = 2;
+	SET parallel_leader_participation = off;
+	CREATE INDEX pb_par ON pb USING simhash (h) WITH (blocks = 6, max_distance = 3);
+	RESET parallel_leader_participation;
+	};
+}
+
+# "N pages, M differ" between indexes $a and $b (pageinspect), but the page
+# LSNs and checksums (the first 10 bytes); ", sizes differ" if they do
+sub pages_differ
+{
+	my ($node, $db, $a, $b) = @_;
+	return $node->safe_psql($db, qq{
+	SELECT format('%s pages, %s differ', count(*),
+		count(*) FILTER (WHERE substr(get_raw_page('$a', i), 11) <> substr(get_raw_page('$b', i), 11)))
+		|| CASE WHEN pg_relation_size('$a') <> pg_relation_size('$b') THEN ', sizes differ' ELSE '' END
+	FROM generate_series(0, (greatest(pg_relation_size('$a'), pg_relation_size('$b')) / 8192)::int - 1) i});
+}
+
+# pb's radius-2 pairs of its first 3,000 rows by index equal a sequential scan's
+sub pb_lookups_equal
+{
+	my ($node, $db, $label) = @_;
+	local $Test::Builder::Level = $Test::Builder::Level + 1;
+	my $q = 'SELECT count(*) FROM pb a JOIN pb b ON b.h <~> a.h <= 2 AND a.id < b.id WHERE a.id <= 3000';
+	return is($node->safe_psql($db, "SET enable_seqscan = off; $q"),
+		$node->safe_psql($db, "SET enable_indexscan = off; SET enable_bitmapscan = off; $q"),
+		"$label: lookups through the index equal a sequential scan");
 }
 
 1;
