@@ -132,6 +132,18 @@ keys_row(void *arg, uint64 row, Datum id, bool value_isnull, Datum value)
 			dedup_keys_add(st, DatumGetInt64(elems[i]), row);
 }
 
+/* a row a parallel worker read (keys_parallel.c): its keys, unpacked there */
+static void
+keys_replay(void *arg, uint64 row, Datum id, bool value_isnull,
+			const int64 *keys, int nkeys, Datum sig)
+{
+	KeysState  *st = (KeysState *) arg;
+
+	dedup_ids_append(st->ids, id);
+	for (int i = 0; i < nkeys; i++)
+		dedup_keys_add(st, keys[i], row);
+}
+
 /*
  * The pairs of rows sharing at least min_shared keys, to fn; or, with
  * uf and min_shared = 1, unite the rows sharing a key directly.
@@ -306,6 +318,7 @@ key_job(FunctionCallInfo fcinfo, bool groups, int id_type_arg, int min_shared_ar
 	const char *fname = groups ? "shared_key_groups" : "shared_key_pairs";
 	DedupInput	in;
 	KeysState	st;
+	DedupKeysRead kr;
 	DedupProgress progress;
 	MemoryContext jobcxt,
 				old;
@@ -328,7 +341,14 @@ key_job(FunctionCallInfo fcinfo, bool groups, int id_type_arg, int min_shared_ar
 	dedup_progress_start(&progress, fname);
 	sort_kb = dedup_keys_begin(&st, &in);
 
-	nrows = dedup_read(&in, keys_row, &st);
+	/* workers unpack the keys where the input allows, else SPI */
+	kr.kind = DEDUP_KEYS_ARRAY;
+	kr.bands = 0;
+	kr.row_fn = keys_row;
+	kr.replay_fn = keys_replay;
+	kr.arg = &st;
+	if (!dedup_keys_read_parallel(&in, &kr, &nrows, &progress))
+		nrows = dedup_read(&in, keys_row, &st);
 
 	if (!groups)
 	{
