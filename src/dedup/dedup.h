@@ -18,7 +18,8 @@
  *		  is core/union_find.c);
  *		- keys.c, minhash.c: the shared-key jobs and the MinHash jobs;
  *		  keys_parallel.c: their read in parallel workers, which compute
- *		  the rows' keys;
+ *		  the rows' keys; keys_split.c: their key runs paired by key
+ *		  partition across parallel workers;
  *		- citus.c: the Citus parts; find_all.c: simhash_find_all();
  *		- parallel.c: the in-memory search split by table group across
  *		  parallel workers.
@@ -214,14 +215,47 @@ typedef struct PairSort
 	TupleTableSlot *get;
 } PairSort;
 
-/* A keys job: every row's id, and the (key, row) sort */
+/* sorts of (int8, int8) pairs: begin (work_mem_kb), put, get, end */
+extern void dedup_pair_sort_begin(PairSort *ps, int work_mem_kb);
+extern void dedup_pair_sort_put(PairSort *ps, int64 a, int64 b);
+extern bool dedup_pair_sort_get(PairSort *ps, int64 *a, int64 *b);
+extern void dedup_pair_sort_end(PairSort *ps);
+
+typedef struct KeysSplit KeysSplit;
+
+/* A keys job: every row's id, and the (key, row) sort or split */
 typedef struct KeysState
 {
 	DedupInput *in;
 	DedupIds   *ids;
-	PairSort	keys;			/* (key, row) */
+	PairSort	keys;			/* (key, row), unless split */
+	KeysSplit  *split;			/* (key, row) by key partition (keys_split.c) */
 	uint64		nkeys;
 } KeysState;
+
+/* Called with two rows of a key's run */
+typedef void (*DedupRunPairFn) (void *arg, int64 a, int64 b);
+
+/*
+ * Perform a (key, row) sort and pass the pairs of each key's rows to fn
+ * (adjacent: only consecutive rows); keys of more than max_key_rows rows
+ * are skipped and counted (the return value).  Does not end the sort.
+ */
+extern uint64 dedup_keys_pair_runs(PairSort *keys, int max_key_rows, bool adjacent,
+								   DedupRunPairFn fn, void *arg);
+
+/*
+ * keys_split.c: the (key, row) pairs split by a hash of the key into
+ * partitions (temporary files of a SharedFileSet), each sorted and paired
+ * by one participant of a parallel context.  create: NULL when the job is
+ * not for workers (max_parallel_maintenance_workers, simhash.parallel_min_rows);
+ * run: every run's pairs to fn in the leader, returns the keys skipped.
+ */
+extern KeysSplit *dedup_keys_split_create(DedupInput *in);
+extern void dedup_keys_split_add(KeysSplit *ks, int64 key, uint64 row);
+extern uint64 dedup_keys_split_run(KeysSplit *ks, int max_key_rows, bool adjacent,
+								   int work_mem_kb, DedupRunPairFn fn, void *arg,
+								   DedupProgress *progress);
 
 /* Called with each pair of rows sharing keys, and how many they share */
 typedef void (*KeyPairFn) (void *arg, uint64 a, uint64 b, int shared);

@@ -283,7 +283,7 @@ replay_worker_rows(KeysScan *ks, int worker)
 
 		CHECK_FOR_INTERRUPTS();
 		if (rec.nkeys < 0 || (Size) rec.nkeys > MaxAllocHugeSize / sizeof(int64) ||
-			rec.siglen < -1 || (Size) rec.siglen > MaxAllocSize ||
+			rec.siglen < -1 || (rec.siglen > 0 && (Size) rec.siglen > MaxAllocSize) ||
 			(ks->sh->kind == DEDUP_KEYS_MINHASH && rec.siglen >= 0 && rec.siglen < 1))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
