@@ -24,14 +24,15 @@ simhash.progress_interval = -1
 maintenance_work_mem = '256MB'
 });
 $node->start;
-# 400,000 rows of 8 keys, 2 of them from a pool of 100,000: seconds of work
+# 200,000 rows of 8 keys, 2 of them from a pool of 200,000 (about 400,000
+# pairs): seconds of work
 $node->safe_psql('postgres', q{
 	CREATE EXTENSION simhash;
 	CREATE TABLE k (id bigint, keys bigint[]);
-	INSERT INTO k SELECT i, ARRAY(SELECT CASE WHEN j <= 2 THEN (hashint8(i * 16 + j)::bigint & 2147483647) % 100000
+	INSERT INTO k SELECT i, ARRAY(SELECT CASE WHEN j <= 2 THEN (hashint8(i * 16 + j)::bigint & 2147483647) % 200000
 	                                          ELSE hashint8(i * 16 + j)::bigint END
 	                              FROM generate_series(1, 8) j)
-	FROM generate_series(1, 400000) i;
+	FROM generate_series(1, 200000) i;
 	ANALYZE k;
 });
 # bigint ids: read by workers, then paired by workers; text ids: read
@@ -95,7 +96,7 @@ $node->safe_psql('postgres', "SELECT pg_cancel_backend($pid)");
 $s->query('ROLLBACK TO SAVEPOINT a; SELECT 1 AS done;');
 like($s->{stderr}, qr/canceling statement due to user request/, 'cancel: the job is cancelled');
 $s->{stderr} = '';
-is($s->query_safe('SELECT count(*) FROM k; COMMIT;'), '400000', 'cancel: the transaction goes on');
+is($s->query_safe('SELECT count(*) FROM k; COMMIT;'), '200000', 'cancel: the transaction goes on');
 check_clean('cancel', $s, $pid, $job_split);
 $s->quit;
 
