@@ -107,7 +107,7 @@ SELECT i, ARRAY(SELECT CASE WHEN j <= 2 THEN (hashint8(i * 16 + j)::bigint & 214
                 FROM generate_series(1, 8) j)
 FROM generate_series(1, :orig) i;
 INSERT INTO kdocs
-SELECT i, (SELECT keys[1:6] FROM kdocs WHERE id = (i * 7919) % :orig + 1) ||
+SELECT i, (SELECT keys[1:6] FROM kdocs WHERE id = (i::bigint * 7919) % :orig + 1) ||
           ARRAY[hashint8(-i)::bigint, hashint8(-2 * i)::bigint]
 FROM generate_series(:orig + 1, :n) i;
 CREATE TABLE mdocs (id bigint PRIMARY KEY, sig minhash_signature);
@@ -116,7 +116,7 @@ SELECT i, minhash(md5(i::text) || md5((-i)::text) || md5((i * 3)::text) || md5((
 FROM generate_series(1, :orig) i;
 INSERT INTO mdocs
 SELECT i, minhash(md5(s::text) || md5((-s)::text) || md5((s * 3)::text) || left(md5((s * 5)::text), 28) || 'zzzz')
-FROM (SELECT i, (i * 7919) % :orig + 1 AS s FROM generate_series(:orig + 1, :n) i) x;
+FROM (SELECT i, (i::bigint * 7919) % :orig + 1 AS s FROM generate_series(:orig + 1, :n) i) x;
 VACUUM ANALYZE kdocs, mdocs;
 EOF
 measure key_pairs "SELECT count(*) FROM shared_key_pairs('kdocs', 'id', 'keys', 2)"
