@@ -61,7 +61,8 @@ EOF
 }
 # the leader's CPU milliseconds of the last statement (log_statement_stats)
 cpu_last() {
-	grep -E '^!\s+[0-9.]+ s user' "$SIMHASH_TMP/server.log" | tail -1 | awk '{printf "%.0f\n", ($2 + $5) * 1000}'
+	{ grep -E '^\s*!\s+[0-9.]+ s user' "$SIMHASH_TMP/server.log" || echo '! 0 s user, 0'; } |
+		tail -1 | awk '{printf "%.0f\n", ($2 + $5) * 1000}'
 }
 median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
