@@ -28,7 +28,7 @@ REGRESS = type distance compute tokenizer aggregate encoding bad_input find_all 
 # issue #11: beside pgvector, the distance histogram
 REGRESS += pgvector_compat distance_histogram
 # issue #14: the dedup jobs in parallel workers
-REGRESS += dedup_parallel
+REGRESS += dedup_parallel dedup_keys_parallel
 # issue #13: a chunked build leaves no free pages behind
 REGRESS += index_churn
 # issue #13: radius lookups by probe plans, against a sequential reference

@@ -17,6 +17,9 @@
  *		- pairs.c, groups.c: the SQL functions (the union-find of groups
  *		  is core/union_find.c);
  *		- keys.c, minhash.c: the shared-key jobs and the MinHash jobs;
+ *		  keys_parallel.c: their read in parallel workers, which compute
+ *		  the rows' keys; keys_split.c: their key runs paired by key
+ *		  partition across parallel workers;
  *		- citus.c: the Citus parts; find_all.c: simhash_find_all();
  *		- parallel.c: the in-memory search split by table group across
  *		  parallel workers.
@@ -35,6 +38,7 @@
 #include "core/blocks.h"
 #include "core/rowpairs.h"
 #include "core/union_find.h"
+#include "minhash/signature.h"
 
 /* ---- read.c ---- */
 
@@ -172,6 +176,13 @@ extern void dedup_progress(DedupProgress *p, const char *fmt,...) pg_attribute_p
 extern bool dedup_read_parallel(DedupInput *in, DedupRowFn fn, void *arg,
 								uint64 *nrows, DedupProgress *progress);
 
+/*
+ * Can a heap scan read in's rows and ids exactly as the SPI query would
+ * (the rules above but the value column's, which is the caller's)?  Sets
+ * *widen when integer ids are read as bigint.
+ */
+extern bool dedup_read_by_scan(DedupInput *in, Relation rel, bool *widen);
+
 /* ---- groups.c: connected components over row numbers ---- */
 
 typedef SimhashUnion DedupUnion;
@@ -204,14 +215,47 @@ typedef struct PairSort
 	TupleTableSlot *get;
 } PairSort;
 
-/* A keys job: every row's id, and the (key, row) sort */
+/* sorts of (int8, int8) pairs: begin (work_mem_kb), put, get, end */
+extern void dedup_pair_sort_begin(PairSort *ps, int work_mem_kb);
+extern void dedup_pair_sort_put(PairSort *ps, int64 a, int64 b);
+extern bool dedup_pair_sort_get(PairSort *ps, int64 *a, int64 *b);
+extern void dedup_pair_sort_end(PairSort *ps);
+
+typedef struct KeysSplit KeysSplit;
+
+/* A keys job: every row's id, and the (key, row) sort or split */
 typedef struct KeysState
 {
 	DedupInput *in;
 	DedupIds   *ids;
-	PairSort	keys;			/* (key, row) */
+	PairSort	keys;			/* (key, row), unless split */
+	KeysSplit  *split;			/* (key, row) by key partition (keys_split.c) */
 	uint64		nkeys;
 } KeysState;
+
+/* Called with two rows of a key's run */
+typedef void (*DedupRunPairFn) (void *arg, int64 a, int64 b);
+
+/*
+ * Perform a (key, row) sort and pass the pairs of each key's rows to fn
+ * (adjacent: only consecutive rows); keys of more than max_key_rows rows
+ * are skipped and counted (the return value).  Does not end the sort.
+ */
+extern uint64 dedup_keys_pair_runs(PairSort *keys, int max_key_rows, bool adjacent,
+								   DedupRunPairFn fn, void *arg);
+
+/*
+ * keys_split.c: the (key, row) pairs split by a hash of the key into
+ * partitions (temporary files of a SharedFileSet), each sorted and paired
+ * by one participant of a parallel context.  create: NULL when the job is
+ * not for workers (max_parallel_maintenance_workers, simhash.parallel_min_rows);
+ * run: every run's pairs to fn in the leader, returns the keys skipped.
+ */
+extern KeysSplit *dedup_keys_split_create(DedupInput *in);
+extern void dedup_keys_split_add(KeysSplit *ks, int64 key, uint64 row);
+extern uint64 dedup_keys_split_run(KeysSplit *ks, int max_key_rows, bool adjacent,
+								   int work_mem_kb, DedupRunPairFn fn, void *arg,
+								   DedupProgress *progress);
 
 /* Called with each pair of rows sharing keys, and how many they share */
 typedef void (*KeyPairFn) (void *arg, uint64 a, uint64 b, int shared);
@@ -242,6 +286,65 @@ extern int	dedup_max_key_rows_arg(FunctionCallInfo fcinfo, int arg, const char *
 
 /* A union-find for nrows rows if it fits in half of the budget; *bytes */
 extern DedupUnion *dedup_keys_union_create(DedupInput *in, uint64 nrows, Size *bytes);
+
+/* ---- minhash.c: band keys of signatures, checked row by row ---- */
+
+typedef struct MinhashBands
+{
+	const char *fname;			/* for messages */
+	const char *column;
+	int			bands;
+	int			rows;			/* slots per band (from the first signature) */
+	bool		have_params;	/* params: every signature's */
+	MinhashParams params;
+} MinhashBands;
+
+extern void dedup_minhash_bands_init(MinhashBands *mb, const char *fname,
+									 const char *column, int bands);
+
+/*
+ * Check a signature's parameters against the others' (the first one sets
+ * them, and bands must not exceed its permutations); false if it is empty
+ * (similar to nothing: no keys).
+ */
+extern bool dedup_minhash_check(MinhashBands *mb, const MinhashSig *sig);
+
+/* ---- keys_parallel.c: the keys jobs' read in parallel workers ---- */
+
+typedef enum DedupKeysKind
+{
+	DEDUP_KEYS_ARRAY,			/* bigint[]: its non-NULL elements */
+	DEDUP_KEYS_MINHASH			/* minhash_signature: its band keys */
+} DedupKeysKind;
+
+/*
+ * A row a worker read, replayed in the leader: its id, its keys (already
+ * computed), and for MinHash its signature (a varlena, maybe with a short
+ * header; 0 for arrays and NULL values).
+ */
+typedef void (*DedupKeysReplayFn) (void *arg, uint64 row, Datum id,
+								   bool value_isnull, const int64 *keys,
+								   int nkeys, Datum sig);
+
+/* What a keys job gives the parallel read */
+typedef struct DedupKeysRead
+{
+	DedupKeysKind kind;
+	int			bands;			/* MinHash */
+	DedupRowFn	row_fn;			/* the leader's own rows (the serial callback) */
+	DedupKeysReplayFn replay_fn;	/* the workers' rows */
+	void	   *arg;
+} DedupKeysRead;
+
+/*
+ * Read the table by a parallel table scan where dedup_read_by_scan() allows
+ * and simhash.parallel_min_rows is reached: workers detoast the values and
+ * compute their keys (MinHash: check the signatures and compute the band
+ * keys), the leader replays them; rows numbered as read.  False, having
+ * read nothing, if not: then dedup_read().
+ */
+extern bool dedup_keys_read_parallel(DedupInput *in, const DedupKeysRead *job,
+									 uint64 *nrows, DedupProgress *progress);
 
 /* ---- search.c ---- */
 

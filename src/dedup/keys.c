@@ -37,8 +37,8 @@ PG_FUNCTION_INFO_V1(shared_key_groups);
 PG_FUNCTION_INFO_V1(shared_key_groups_typed);
 
 /* begin a sort of (int8, int8) rows by both columns */
-static void
-pair_sort_begin(PairSort *ps, int work_mem_kb)
+void
+dedup_pair_sort_begin(PairSort *ps, int work_mem_kb)
 {
 	AttrNumber	att[2] = {1, 2};
 	Oid			ops[2] = {Int8LessOperator, Int8LessOperator};
@@ -55,8 +55,8 @@ pair_sort_begin(PairSort *ps, int work_mem_kb)
 }
 
 /* put (a, b) into the sort */
-static void
-pair_sort_put(PairSort *ps, int64 a, int64 b)
+void
+dedup_pair_sort_put(PairSort *ps, int64 a, int64 b)
 {
 	ExecClearTuple(ps->put);
 	ps->put->tts_values[0] = Int64GetDatum(a);
@@ -67,8 +67,8 @@ pair_sort_put(PairSort *ps, int64 a, int64 b)
 }
 
 /* the next (a, b) of the performed sort; false at the end */
-static bool
-pair_sort_get(PairSort *ps, int64 *a, int64 *b)
+bool
+dedup_pair_sort_get(PairSort *ps, int64 *a, int64 *b)
 {
 	if (!tuplesort_gettupleslot(ps->sort, true, false, ps->get, NULL))
 		return false;
@@ -79,8 +79,8 @@ pair_sort_get(PairSort *ps, int64 *a, int64 *b)
 }
 
 /* end the sort and free its slots */
-static void
-pair_sort_end(PairSort *ps)
+void
+dedup_pair_sort_end(PairSort *ps)
 {
 	tuplesort_end(ps->sort);
 	ExecDropSingleTupleTableSlot(ps->put);
@@ -100,14 +100,19 @@ dedup_keys_begin(KeysState *st, DedupInput *in)
 	memset(st, 0, sizeof(*st));
 	st->in = in;
 	st->ids = dedup_ids_create(in->id_type);
-	pair_sort_begin(&st->keys, sort_kb);
+	st->split = dedup_keys_split_create(in);
+	if (st->split == NULL)
+		dedup_pair_sort_begin(&st->keys, sort_kb);
 	return sort_kb;
 }
 
 void
 dedup_keys_add(KeysState *st, int64 key, uint64 row)
 {
-	pair_sort_put(&st->keys, key, (int64) row);
+	if (st->split)
+		dedup_keys_split_add(st->split, key, row);
+	else
+		dedup_pair_sort_put(&st->keys, key, (int64) row);
 	st->nkeys++;
 }
 
@@ -132,31 +137,41 @@ keys_row(void *arg, uint64 row, Datum id, bool value_isnull, Datum value)
 			dedup_keys_add(st, DatumGetInt64(elems[i]), row);
 }
 
-/*
- * The pairs of rows sharing at least min_shared keys, to fn; or, with
- * uf and min_shared = 1, unite the rows sharing a key directly.
- */
-void
-dedup_keys_run(KeysState *st, int min_shared, int max_key_rows, int work_mem_kb,
-			   DedupUnion *uf, KeyPairFn fn, void *arg, DedupProgress *progress)
+/* a row a parallel worker read (keys_parallel.c): its keys, unpacked there */
+static void
+keys_replay(void *arg, uint64 row, Datum id, bool value_isnull,
+			const int64 *keys, int nkeys, Datum sig)
 {
-	PairSort	pairs;
+	KeysState  *st = (KeysState *) arg;
+
+	dedup_ids_append(st->ids, id);
+	for (int i = 0; i < nkeys; i++)
+		dedup_keys_add(st, keys[i], row);
+}
+
+/*
+ * Pair the rows of each key of a (key, row) sort (performed here, not
+ * ended): every pair of rows of a key's run to fn, or with adjacent only
+ * consecutive rows (enough for a union); keys of more than max_key_rows
+ * rows are skipped.  Returns the number skipped.
+ */
+uint64
+dedup_keys_pair_runs(PairSort *keys, int max_key_rows, bool adjacent,
+					 DedupRunPairFn fn, void *arg)
+{
 	int64		key,
 				row,
 				run_key = 0;
 	int64	   *run = palloc(sizeof(int64) * (max_key_rows + 1));
 	int			nrun = 0;
-	bool		more,
-				direct = uf != NULL && min_shared == 1;
+	bool		more;
 	uint64		skipped = 0;
 
-	if (!direct)
-		pair_sort_begin(&pairs, work_mem_kb);
-	tuplesort_performsort(st->keys.sort);
+	tuplesort_performsort(keys->sort);
 	do
 	{
 		CHECK_FOR_INTERRUPTS();
-		more = pair_sort_get(&st->keys, &key, &row);
+		more = dedup_pair_sort_get(keys, &key, &row);
 		if (nrun > 0 && (!more || key != run_key))
 		{
 			/* a run ends: its rows, ascending and distinct */
@@ -164,14 +179,14 @@ dedup_keys_run(KeysState *st, int min_shared, int max_key_rows, int work_mem_kb,
 			{
 				for (int i = 0; i < nrun; i++)
 				{
-					if (direct)
+					if (adjacent)
 					{
 						if (i > 0)
-							simhash_union_pair(uf, run[i - 1], run[i]);
+							fn(arg, run[i - 1], run[i]);
 						continue;
 					}
 					for (int j = i + 1; j < nrun; j++)
-						pair_sort_put(&pairs, run[i], run[j]);
+						fn(arg, run[i], run[j]);
 				}
 			}
 			else
@@ -188,8 +203,61 @@ dedup_keys_run(KeysState *st, int min_shared, int max_key_rows, int work_mem_kb,
 			run[nrun] = row;
 		nrun = Min(nrun + 1, max_key_rows + 1);
 	} while (true);
-	pair_sort_end(&st->keys);
 	pfree(run);
+	return skipped;
+}
+
+/* where the pairs of the key runs go: the union, or the pairs' sort */
+typedef struct RunSink
+{
+	DedupUnion *uf;
+	PairSort   *pairs;
+} RunSink;
+
+/* DedupRunPairFn into a RunSink */
+static void
+run_sink_pair(void *arg, int64 a, int64 b)
+{
+	RunSink    *sink = (RunSink *) arg;
+
+	if (sink->uf)
+		simhash_union_pair(sink->uf, a, b);
+	else
+		dedup_pair_sort_put(sink->pairs, a, b);
+}
+
+/*
+ * The pairs of rows sharing at least min_shared keys, to fn; or, with
+ * uf and min_shared = 1, unite the rows sharing a key directly.  The key
+ * runs are paired here, or split by key across parallel workers
+ * (keys_split.c): either way every run gives the same pairs.
+ */
+void
+dedup_keys_run(KeysState *st, int min_shared, int max_key_rows, int work_mem_kb,
+			   DedupUnion *uf, KeyPairFn fn, void *arg, DedupProgress *progress)
+{
+	PairSort	pairs;
+	RunSink		sink;
+	bool		more,
+				direct = uf != NULL && min_shared == 1;
+	uint64		skipped;
+
+	if (!direct)
+		dedup_pair_sort_begin(&pairs, work_mem_kb);
+	sink.uf = direct ? uf : NULL;
+	sink.pairs = direct ? NULL : &pairs;
+	if (st->split)
+	{
+		skipped = dedup_keys_split_run(st->split, max_key_rows, direct, work_mem_kb,
+									   run_sink_pair, &sink, progress);
+		st->split = NULL;		/* freed */
+	}
+	else
+	{
+		skipped = dedup_keys_pair_runs(&st->keys, max_key_rows, direct,
+									   run_sink_pair, &sink);
+		dedup_pair_sort_end(&st->keys);
+	}
 	if (skipped > 0)
 		ereport(NOTICE,
 				(errmsg("%s: skipped " UINT64_FORMAT " keys shared by more than %d rows",
@@ -208,7 +276,7 @@ dedup_keys_run(KeysState *st, int min_shared, int max_key_rows, int work_mem_kb,
 		do
 		{
 			CHECK_FOR_INTERRUPTS();
-			more = pair_sort_get(&pairs, &a, &b);
+			more = dedup_pair_sort_get(&pairs, &a, &b);
 			if (count > 0 && (!more || a != pa || b != pb))
 			{
 				if (count >= min_shared)
@@ -221,7 +289,7 @@ dedup_keys_run(KeysState *st, int min_shared, int max_key_rows, int work_mem_kb,
 			pb = b;
 			count++;
 		} while (true);
-		pair_sort_end(&pairs);
+		dedup_pair_sort_end(&pairs);
 	}
 	dedup_progress(progress, "paired the rows of " UINT64_FORMAT " keys", st->nkeys);
 }
@@ -306,6 +374,7 @@ key_job(FunctionCallInfo fcinfo, bool groups, int id_type_arg, int min_shared_ar
 	const char *fname = groups ? "shared_key_groups" : "shared_key_pairs";
 	DedupInput	in;
 	KeysState	st;
+	DedupKeysRead kr;
 	DedupProgress progress;
 	MemoryContext jobcxt,
 				old;
@@ -328,7 +397,14 @@ key_job(FunctionCallInfo fcinfo, bool groups, int id_type_arg, int min_shared_ar
 	dedup_progress_start(&progress, fname);
 	sort_kb = dedup_keys_begin(&st, &in);
 
-	nrows = dedup_read(&in, keys_row, &st);
+	/* workers unpack the keys where the input allows, else SPI */
+	kr.kind = DEDUP_KEYS_ARRAY;
+	kr.bands = 0;
+	kr.row_fn = keys_row;
+	kr.replay_fn = keys_replay;
+	kr.arg = &st;
+	if (!dedup_keys_read_parallel(&in, &kr, &nrows, &progress))
+		nrows = dedup_read(&in, keys_row, &st);
 
 	if (!groups)
 	{

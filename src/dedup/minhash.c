@@ -27,11 +27,8 @@ typedef struct MinhashJob
 {
 	KeysState	st;
 	DedupIds   *sigs;			/* every row's signature (empty if NULL) */
-	int			bands;
-	int			rows;
+	MinhashBands mb;			/* bands, and the signatures' parameters */
 	double		threshold;
-	bool		have_params;
-	MinhashParams params;
 	int64	   *keys;
 	/* output */
 	ReturnSetInfo *rsinfo;
@@ -41,14 +38,52 @@ typedef struct MinhashJob
 	uint64		kept;
 } MinhashJob;
 
-/* a row of a MinHash job: its id and signature kept, its band keys sorted */
-static void
-minhash_row(void *arg, uint64 row, Datum id, bool value_isnull, Datum value)
+void
+dedup_minhash_bands_init(MinhashBands *mb, const char *fname, const char *column,
+						 int bands)
 {
-	MinhashJob *job = (MinhashJob *) arg;
-	MinhashSig	sig;
-	struct varlena *v;
+	memset(mb, 0, sizeof(*mb));
+	mb->fname = fname;
+	mb->column = column;
+	mb->bands = bands;
+}
 
+bool
+dedup_minhash_check(MinhashBands *mb, const MinhashSig *sig)
+{
+	if (sig->empty)
+		return false;			/* similar to nothing */
+	if (!mb->have_params)
+	{
+		if (mb->bands > sig->p.permutations)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: bands (%d) must not exceed the signatures' permutations (%d)",
+							mb->fname, mb->bands, sig->p.permutations)));
+		mb->params = sig->p;
+		mb->have_params = true;
+		mb->rows = sig->p.permutations / mb->bands;
+	}
+	else if (!minhash_params_equal(&sig->p, &mb->params))
+	{
+		char		da[160],
+					db[160];
+
+		minhash_format_params(da, sizeof(da), &mb->params);
+		minhash_format_params(db, sizeof(db), &sig->p);
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: the signatures of column \"%s\" have different parameters",
+						mb->fname, mb->column),
+				 errdetail("One has %s, another %s.", da, db)));
+	}
+	return true;
+}
+
+/* a row's id, and its signature (a placeholder if NULL) by row number */
+static void
+minhash_keep(MinhashJob *job, Datum id, bool value_isnull, Datum sig)
+{
 	dedup_ids_append(job->st.ids, id);
 	if (value_isnull)
 	{
@@ -59,40 +94,52 @@ minhash_row(void *arg, uint64 row, Datum id, bool value_isnull, Datum value)
 		dedup_ids_append(job->sigs, PointerGetDatum(none));
 		return;
 	}
-	v = PG_DETOAST_DATUM_PACKED(value);
-	dedup_ids_append(job->sigs, PointerGetDatum(v));
-	minhash_sig_read(PointerGetDatum(v), &sig);
-	if (sig.empty)
-		return;					/* similar to nothing */
-	if (!job->have_params)
-	{
-		if (job->bands > sig.p.permutations)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s: bands (%d) must not exceed the signatures' permutations (%d)",
-							job->st.in->fname, job->bands, sig.p.permutations)));
-		job->params = sig.p;
-		job->have_params = true;
-		job->rows = sig.p.permutations / job->bands;
-		job->keys = MemoryContextAlloc(GetMemoryChunkContext(job->sigs),
-									   sizeof(int64) * job->bands);
-	}
-	else if (!minhash_params_equal(&sig.p, &job->params))
-	{
-		char		da[160],
-					db[160];
+	dedup_ids_append(job->sigs, sig);
+}
 
-		minhash_format_params(da, sizeof(da), &job->params);
-		minhash_format_params(db, sizeof(db), &sig.p);
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: the signatures of column \"%s\" have different parameters",
-						job->st.in->fname, job->st.in->hash_column),
-				 errdetail("One has %s, another %s.", da, db)));
-	}
-	minhash_band_keys(sig.slots, job->bands, job->rows, job->keys);
-	for (int b = 0; b < job->bands; b++)
+/* a row of a MinHash job: its id and signature kept, its band keys sorted */
+static void
+minhash_row(void *arg, uint64 row, Datum id, bool value_isnull, Datum value)
+{
+	MinhashJob *job = (MinhashJob *) arg;
+	MinhashSig	sig;
+	struct varlena *v = NULL;
+
+	if (!value_isnull)
+		v = PG_DETOAST_DATUM_PACKED(value);
+	minhash_keep(job, id, value_isnull, PointerGetDatum(v));
+	if (value_isnull)
+		return;
+	minhash_sig_read(PointerGetDatum(v), &sig);
+	if (!dedup_minhash_check(&job->mb, &sig))
+		return;
+	if (job->keys == NULL)		/* bands is checked now; in the job's context */
+		job->keys = MemoryContextAlloc(GetMemoryChunkContext(job->sigs),
+									   sizeof(int64) * job->mb.bands);
+	minhash_band_keys(sig.slots, job->mb.bands, job->mb.rows, job->keys);
+	for (int b = 0; b < job->mb.bands; b++)
 		dedup_keys_add(&job->st, job->keys[b], row);
+}
+
+/*
+ * a row a parallel worker read (keys_parallel.c): its band keys computed
+ * there, its parameters checked against the other participants' here
+ */
+static void
+minhash_replay(void *arg, uint64 row, Datum id, bool value_isnull,
+			   const int64 *keys, int nkeys, Datum sig)
+{
+	MinhashJob *job = (MinhashJob *) arg;
+	MinhashSig	s;
+
+	minhash_keep(job, id, value_isnull, sig);
+	if (value_isnull)
+		return;
+	minhash_sig_read(sig, &s);
+	if (!dedup_minhash_check(&job->mb, &s))
+		return;
+	for (int b = 0; b < nkeys; b++)
+		dedup_keys_add(&job->st, keys[b], row);
 }
 
 /* the estimate of two rows' signatures */
@@ -151,6 +198,7 @@ minhash_job(FunctionCallInfo fcinfo, bool groups, int id_type_arg, int threshold
 	const char *fname = groups ? "minhash_groups" : "minhash_pairs";
 	DedupInput	in;
 	MinhashJob	job;
+	DedupKeysRead kr;
 	DedupProgress progress;
 	MemoryContext jobcxt,
 				old;
@@ -171,7 +219,8 @@ minhash_job(FunctionCallInfo fcinfo, bool groups, int id_type_arg, int threshold
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s: threshold must be in (0, 1], not %g", fname, job.threshold)));
-	job.bands = dedup_int_arg(fcinfo, threshold_arg + 1, "bands", fname, 1);
+	dedup_minhash_bands_init(&job.mb, fname, in.hash_column,
+							 dedup_int_arg(fcinfo, threshold_arg + 1, "bands", fname, 1));
 	max_key_rows = dedup_max_key_rows_arg(fcinfo, threshold_arg + 2, fname);
 	InitMaterializedSRF(fcinfo, 0);
 	job.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
@@ -183,7 +232,15 @@ minhash_job(FunctionCallInfo fcinfo, bool groups, int id_type_arg, int threshold
 	job.sigs = dedup_ids_create(dedup_extension_type(fcinfo, "minhash_signature"));
 	job.tmpcxt = AllocSetContextCreate(jobcxt, "minhash job batch", ALLOCSET_DEFAULT_SIZES);
 
-	nrows = dedup_read(&in, minhash_row, &job);
+
+	/* workers compute the band keys where the input allows, else SPI */
+	kr.kind = DEDUP_KEYS_MINHASH;
+	kr.bands = job.mb.bands;
+	kr.row_fn = minhash_row;
+	kr.replay_fn = minhash_replay;
+	kr.arg = &job;
+	if (!dedup_keys_read_parallel(&in, &kr, &nrows, &progress))
+		nrows = dedup_read(&in, minhash_row, &job);
 
 	if (!groups)
 		dedup_keys_run(&job.st, 1, max_key_rows, sort_kb, NULL, minhash_emit_pair, &job, &progress);

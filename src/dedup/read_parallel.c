@@ -252,11 +252,13 @@ read_worker_rows(DedupReadShared *sh, int worker, ReadSink *sink)
 }
 
 /*
- * Can a heap scan read this input exactly as the SPI query would?  Sets
- * *widen when integer ids are read as bigint.
+ * Can a heap scan read this input's rows (which, and their ids) exactly as
+ * the SPI query would?  Sets *widen when integer ids are read as bigint.
+ * The value column is the caller's to check (here: by value; the keys
+ * jobs' arrays and signatures: keys_parallel.c).
  */
-static bool
-read_by_scan(DedupInput *in, Relation rel, bool *widen)
+bool
+dedup_read_by_scan(DedupInput *in, Relation rel, bool *widen)
 {
 	Oid			user = GetUserId();
 	char		relkind = rel->rd_rel->relkind;
@@ -278,8 +280,6 @@ read_by_scan(DedupInput *in, Relation rel, bool *widen)
 		(pg_attribute_aclcheck(in->relid, in->id_attnum, user, ACL_SELECT) != ACLCHECK_OK ||
 		 pg_attribute_aclcheck(in->relid, in->value_attnum, user, ACL_SELECT) != ACLCHECK_OK))
 		return false;			/* SPI reports it */
-	if (!in->value_typbyval || in->value_typlen > (int) sizeof(Datum))
-		return false;
 	if (!dedup_ids_inline(in))
 		return false;
 	if (in->id_column_type == in->id_type)
@@ -315,7 +315,8 @@ dedup_read_parallel(DedupInput *in, DedupRowFn fn, void *arg, uint64 *nrows,
 
 	/* the lock taken by dedup_input_init_columns() */
 	rel = table_open(in->relid, NoLock);
-	if (!read_by_scan(in, rel, &widen) || (nworkers = plan_workers(in, rel)) <= 0)
+	if (!in->value_typbyval || in->value_typlen > (int) sizeof(Datum) ||
+		!dedup_read_by_scan(in, rel, &widen) || (nworkers = plan_workers(in, rel)) <= 0)
 	{
 		table_close(rel, NoLock);
 		return false;
