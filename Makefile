@@ -33,6 +33,8 @@ REGRESS += dedup_parallel dedup_keys_parallel
 REGRESS += index_churn
 # issue #13: radius lookups by probe plans, against a sequential reference
 REGRESS += index_probe
+# issue #13: appends to the pending lanes of logged, unlogged and temporary tables
+REGRESS += index_lanes
 REGRESS_OPTS = --inputdir=. --outputdir=$(or $(REGRESS_OUTDIR),.)
 
 # xxHash comes from Debian's libxxhash-dev, used header-only (inlined).

@@ -5,11 +5,13 @@
 # one, in one run:
 #   bench/inserts.sh            N = 1,000,000 rows loaded first (about 5 minutes)
 #   bench/inserts.sh 100000     a smaller table
-# Two tables of the same N random rows (h = simhash_hash(id::text)): tn
-# without an index, ts with CREATE INDEX USING simhash (h) (the defaults).
+# Three tables of the same N random rows (h = simhash_hash(id::text)): tn
+# without an index, ts with CREATE INDEX USING simhash (h) (the defaults),
+# and, as a reference for what PostgreSQL's own index costs, tb with a plain
+# btree on the same 64 bits (CREATE INDEX ON tb ((h::bigint))).
 # For each client count, each table gets the same number of transactions,
-# alternately (tn, ts, tn, ts: load drift hits both), after a CHECKPOINT and
-# a sync; the better of the two runs counts.  Autovacuum is off.  Prints a
+# alternately (tn, ts, tb, tn, ts, tb: load drift hits all), after a
+# CHECKPOINT and a sync; the better of the two runs counts.  Autovacuum is off.  Prints a
 # table of rows/s, then one line per client count, then
 #   goal 3 (inserts): <x>× the table without index at 2 clients (goal ≥ 0.9×): met|not met
 # and checks the index afterwards (simhash_index_check(ts_h, true), index
@@ -40,7 +42,7 @@ mkdir -p "$WORK"
 chmod 755 "$WORK"
 sql() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 
-say "[inserts.sh] loading $N rows into two tables; uptime: $(uptime)"
+say "[inserts.sh] loading $N rows into three tables; uptime: $(uptime)"
 sql -v N="$N" >/dev/null <<'SQL'
 CREATE EXTENSION simhash;
 CREATE TABLE tn (id bigserial, h simhash64);
@@ -49,11 +51,15 @@ CREATE TABLE ts (LIKE tn INCLUDING DEFAULTS);
 ALTER TABLE ts ALTER COLUMN id SET DEFAULT nextval(pg_get_serial_sequence('tn', 'id'));
 INSERT INTO ts SELECT * FROM tn;
 CREATE INDEX ts_h ON ts USING simhash (h);
+CREATE TABLE tb (LIKE tn INCLUDING DEFAULTS);
+INSERT INTO tb SELECT * FROM tn;
+CREATE INDEX tb_h ON tb ((h::bigint));
 VACUUM (FREEZE, ANALYZE) tn;
 VACUUM (FREEZE, ANALYZE) ts;
+VACUUM (FREEZE, ANALYZE) tb;
 CREATE TABLE res (tbl text, clients int, rep int, txns int, tps float8);
 SQL
-for tbl in tn ts; do
+for tbl in tn ts tb; do
 	cat >"$WORK/$tbl.sql" <<EOSQL
 \set a random(0, 4294967295)
 \set b random(0, 4294967295)
@@ -63,7 +69,7 @@ done
 
 for c in 1 2 8; do
 	for rep in 1 2; do
-		for tbl in tn ts; do
+		for tbl in tn ts tb; do
 			sql -c "CHECKPOINT"
 			sync
 			out=$(pgbench -n -c "$c" -j "$c" -t "$((TXNS / c))" --random-seed=$((c * 1000 + rep)) \
@@ -110,6 +116,12 @@ SELECT format('%s clients: without index %s (%s), with simhash %s (%s): %s×', c
 	round(max(tps) FILTER (WHERE tbl = 'tn')), round(min(tps) FILTER (WHERE tbl = 'tn')),
 	round(max(tps) FILTER (WHERE tbl = 'ts')), round(min(tps) FILTER (WHERE tbl = 'ts')),
 	round((max(tps) FILTER (WHERE tbl = 'ts') / max(tps) FILTER (WHERE tbl = 'tn'))::numeric, 2))
+FROM res GROUP BY clients ORDER BY clients;
+\echo 'reference: a plain btree on the same 64 bits (tb, CREATE INDEX ON tb ((h::bigint))), rows/s as above'
+SELECT format('%s clients: btree %s (%s): %s× the table without index; simhash / btree %s×', clients,
+	round(max(tps) FILTER (WHERE tbl = 'tb')), round(min(tps) FILTER (WHERE tbl = 'tb')),
+	round((max(tps) FILTER (WHERE tbl = 'tb') / max(tps) FILTER (WHERE tbl = 'tn'))::numeric, 2),
+	round((max(tps) FILTER (WHERE tbl = 'ts') / max(tps) FILTER (WHERE tbl = 'tb'))::numeric, 2))
 FROM res GROUP BY clients ORDER BY clients;
 SELECT format('index check: simhash_index_check %s; rows via index %s, via seq scan %s',
 	coalesce(nullif(simhash_index_check('ts_h', true)::text, ''), 'ok'),

@@ -5,7 +5,8 @@
 #   bench/inserts_instructions.sh            200,000 rows loaded, 3,000 inserts
 #   bench/inserts_instructions.sh N M        N rows loaded, M inserts
 # Two tables of the same N rows (h = simhash_hash(id::text)): tn without an
-# index, ts with CREATE INDEX USING simhash (h); then M single-row INSERTs
+# index, ts with CREATE INDEX USING simhash (h), tb with a plain btree on
+# the same 64 bits (the reference); then M single-row INSERTs
 # (one per transaction, the same values) into each, run by a single-user
 # backend (postgres --single) under callgrind.  Prints the instructions per
 # insert into each table (the whole backend: parse, plan, heap, WAL, the
@@ -29,18 +30,26 @@ INSERT INTO tn (h) SELECT simhash_hash(g::text)::simhash64 FROM generate_series(
 CREATE TABLE ts (LIKE tn INCLUDING DEFAULTS);
 INSERT INTO ts SELECT * FROM tn;
 CREATE INDEX ts_h ON ts USING simhash (h);
+CREATE TABLE tb (LIKE tn INCLUDING DEFAULTS);
+INSERT INTO tb SELECT * FROM tn;
+CREATE INDEX tb_h ON tb ((h::bigint));
 VACUUM FREEZE;
 -- warm up: the pending lanes and the runs are as after inserts
 INSERT INTO ts (h) SELECT simhash_hash('w' || g)::simhash64 FROM generate_series(1, :M) g;
 INSERT INTO tn (h) SELECT simhash_hash('w' || g)::simhash64 FROM generate_series(1, :M) g;
+INSERT INTO tb (h) SELECT simhash_hash('w' || g)::simhash64 FROM generate_series(1, :M) g;
 SQL
-for tbl in tn ts; do
-	sql -A -t -c "SELECT format('INSERT INTO $tbl (h) VALUES (%L);', simhash_hash('i' || g)::simhash64)
-		FROM generate_series(1, $M) g" -o "$SIMHASH_TMP/ins_$tbl.sql"
+for tbl in tn ts tb; do
+	{
+		echo "SELECT pg_current_wal_insert_lsn() AS wal_before;"
+		sql -A -t -c "SELECT format('INSERT INTO $tbl (h) VALUES (%L);', simhash_hash('i' || g)::simhash64)
+			FROM generate_series(1, $M) g"
+		echo "SELECT pg_current_wal_insert_lsn() AS wal_after;"
+	} >"$SIMHASH_TMP/ins_$tbl.sql"
 	chmod 644 "$SIMHASH_TMP/ins_$tbl.sql"
 done
 as_cluster_user "$PGBIN/pg_ctl" -D "$SIMHASH_TMP/data" -m fast -w stop >/dev/null
-for tbl in tn ts; do
+for tbl in tn ts tb; do
 	as_cluster_user valgrind --tool=callgrind --callgrind-out-file="$SIMHASH_TMP/cg_$tbl.out" \
 		"$PGBIN/postgres" --single -D "$SIMHASH_TMP/data" postgres \
 		<"$SIMHASH_TMP/ins_$tbl.sql" >"$SIMHASH_TMP/single_$tbl.log" 2>&1
@@ -49,10 +58,16 @@ as_cluster_user "$PGBIN/pg_ctl" -D "$SIMHASH_TMP/data" -l "$SIMHASH_TMP/server.l
 total() { callgrind_annotate "$SIMHASH_TMP/cg_$1.out" 2>/dev/null | sed -n 's/^ *\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,; }
 incl() { callgrind_annotate --inclusive=yes "$SIMHASH_TMP/cg_ts.out" 2>/dev/null |
 	awk -v f="$1" '$0 ~ f && !done { gsub(",", "", $1); print $1; done = 1 }'; }
-tn=$(total tn) ts=$(total ts)
+tn=$(total tn) ts=$(total ts) tb=$(total tb)
+# WAL bytes per insert: the insert position before and after each run
+# (the single-user backend prints them)
+lsn() { sed -n "s/.*$2 = \"\([0-9A-F]*\/[0-9A-F]*\)\".*/\1/p" "$SIMHASH_TMP/single_$1.log" | head -1; }
+walper() { sql -A -t -c "SELECT round(pg_wal_lsn_diff('$(lsn "$1" wal_after)', '$(lsn "$1" wal_before)') / $M)"; }
 echo "instructions per single-row insert ($M inserts, $N rows loaded, postgres --single under callgrind):"
 awk -v a="$tn" -v b="$ts" -v m="$M" 'BEGIN { printf "  without index %.0f, with simhash %.0f: %.2fx (the index: %.0f)\n", a / m, b / m, a / b, (b - a) / m }'
-for f in ':simhash_insert ' ':simhash_pending_append ' ':GenericXLogFinish ' ':simhash_flush_and_merge '; do
+awk -v a="$tn" -v b="$tb" -v m="$M" 'BEGIN { printf "  reference, a btree on h::bigint: %.0f: %.2fx (the index: %.0f)\n", b / m, a / b, (b - a) / m }'
+echo "  WAL bytes per insert: without index $(walper tn), with simhash $(walper ts), btree $(walper tb)"
+for f in ':simhash_insert ' ':simhash_pending_append ' ':GenericXLogFinish ' ':log_newpage_buffer ' ':simhash_flush_and_merge '; do
 	v=$(incl "$f")
 	awk -v v="${v:-0}" -v m="$M" -v f="${f//[: ]/}" 'BEGIN { printf "  %s: %.0f per insert\n", f, v / m }'
 done

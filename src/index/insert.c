@@ -11,7 +11,12 @@
 
 /*
  * entries in the lanes' full pages that trigger a flush (scans read them
- * all, and the tail page of each lane)
+ * all, and the tail page of each lane): 2,040, about 32 lane pages of 64
+ * entries (pending.c).  At 200k rows a flush costs ~5M instructions
+ * whatever its size (callgrind: ~2.7k per insert at this limit, ~10k at
+ * 512), so a lower limit, for scans, costs inserts more; at 1M rows (20,000
+ * inserts) flushes and merges cost 12.3k per insert, more than the rest of
+ * the index's share of an insert (9.5k): the next thing to cut.
  */
 #define SIMHASH_PENDING_LIMIT (4 * SIMHASH_PAGE_ITEMS)
 
