@@ -46,6 +46,61 @@ simhash_row_pairs_begin(SimhashRowPairs *r, const SimhashBlocks *b,
 }
 
 void
+simhash_row_buckets_split(const uint64_t *hashes, const uint64_t *keys,
+						  size_t n, int bits, uint64_t *h, uint64_t *k,
+						  uint32_t *off)
+{
+	size_t		nb = (size_t) 1 << bits;
+	int			shift = 64 - bits;
+	uint32_t	sum = 0;
+
+	memset(off, 0, (nb + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < n; i++)
+		off[(hashes[i] >> shift) + 1]++;
+	for (size_t b = 0; b <= nb; b++)
+	{
+		sum += off[b];
+		off[b] = sum;
+	}
+	/* off[b] is now bucket b's start: advance it while filling, then undo */
+	for (size_t i = 0; i < n; i++)
+	{
+		uint32_t	o = off[hashes[i] >> shift]++;
+
+		h[o] = hashes[i];
+		k[o] = keys[i];
+	}
+	for (size_t b = nb; b > 0; b--)
+		off[b] = off[b - 1];
+	off[0] = 0;
+}
+
+size_t
+simhash_row_bucket_sort(uint64_t *h, uint64_t *k, size_t cnt,
+						uint64_t *tmp, uint32_t *v, uint32_t *v2,
+						uint32_t base)
+{
+	size_t		d = 0;
+
+	for (size_t i = 0; i < cnt; i++)
+		v[i] = (uint32_t) i;
+	simhash_radix_sort(h, v, cnt, tmp, v2, 64);
+	for (size_t i = 0; i < cnt; i++)
+		tmp[i] = k[v[i]];
+	memcpy(k, tmp, cnt * sizeof(uint64_t));
+	for (size_t i = 0; i < cnt; i++)
+	{
+		if (i == 0 || h[i] != h[i - 1])
+		{
+			tmp[d] = h[i];
+			v[d] = base + (uint32_t) i;
+			d++;
+		}
+	}
+	return d;
+}
+
+void
 simhash_row_pairs_attach(SimhashRowPairs *r, const SimhashBlocks *b,
 						 const uint64_t *keys, const uint64_t *uniq,
 						 const uint32_t *start, size_t n, size_t m,

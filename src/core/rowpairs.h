@@ -85,6 +85,33 @@ extern void simhash_row_pairs_attach(SimhashRowPairs *r, const SimhashBlocks *b,
 									 int lo, int hi, bool exact);
 
 /*
+ * The same preparation in buckets, for parallel participants (the parallel
+ * jobs' sort, dedup/parallel.c): rows split by the top `bits` bits of
+ * their fingerprints, each bucket sorted alone, then the buckets' runs
+ * concatenated.  The result (keys, distinct fingerprints, run starts) is
+ * exactly simhash_row_pairs_begin()'s: the split and the sorts are stable.
+ *
+ * simhash_row_buckets_split(): copy rows (hashes[i], keys[i]) to h[], k[]
+ * (n each) grouped by bucket, in input order within a bucket; off[b] ..
+ * off[b + 1] - 1 are bucket b's rows (off has 2^bits + 1 entries,
+ * 1 <= bits <= 16).
+ */
+extern void simhash_row_buckets_split(const uint64_t *hashes, const uint64_t *keys,
+									  size_t n, int bits, uint64_t *h, uint64_t *k,
+									  uint32_t *off);
+
+/*
+ * Sort one bucket's cnt rows (h[], k[]: the bucket's part of the split
+ * arrays, which starts at row base) by fingerprint, and find its runs:
+ * tmp (cnt elements), v and v2 (cnt each) are scratch; on return k[] is
+ * sorted, and tmp[0 .. d - 1] are its distinct fingerprints and v[0 .. d - 1]
+ * the rows (base + i) where their runs start.  Returns d.
+ */
+extern size_t simhash_row_bucket_sort(uint64_t *h, uint64_t *k, size_t cnt,
+									  uint64_t *tmp, uint32_t *v, uint32_t *v2,
+									  uint32_t base);
+
+/*
  * Write up to max (>= 1) pairs to out and return how many.  Each call does
  * a bounded amount of work; 0 does not mean the end: see
  * simhash_row_pairs_done().  The order of the pairs and of a and b within a

@@ -41,6 +41,8 @@
  */
 #include "dedup.h"
 
+#include <time.h>
+
 #include "access/parallel.h"
 #include "access/xact.h"
 #include "miscadmin.h"
@@ -89,6 +91,39 @@ typedef struct DedupParallelRows
 } DedupParallelRows;
 
 PGDLLEXPORT void dedup_parallel_main(dsm_segment *seg, shm_toc *toc);
+
+/* the wall and thread CPU clocks in ms */
+static void
+clock_now(DedupClock *c)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	c->wall = ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	c->cpu = ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+}
+
+void
+dedup_clock_start(DedupClock *c)
+{
+	if (message_level_is_interesting(DEBUG1))
+		clock_now(c);
+}
+
+void
+dedup_phase(DedupClock *c, const char *what)
+{
+	DedupClock	now;
+
+	if (!message_level_is_interesting(DEBUG1))
+		return;
+	clock_now(&now);
+	elog(DEBUG1, "simhash phase %s %s: wall %.1f ms, cpu %.1f ms",
+		 IsParallelWorker() ? "worker" : "leader", what,
+		 now.wall - c->wall, now.cpu - c->cpu);
+	*c = now;
+}
 
 /* Called from simhash_dedup_init(): the parallel search's setting */
 void
@@ -165,10 +200,12 @@ dedup_parallel_main(dsm_segment *seg, shm_toc *toc)
 	BufFile    *file;
 	uint64	   *fa_keys,
 			   *fa_tmp;
+	DedupClock	clock;
 
 	SharedFileSetAttach(&sh->fileset, seg);
 	worker_file_name(name, sizeof(name), ParallelWorkerNumber);
 	file = BufFileCreateFileSet(&sh->fileset.fs, name);
+	dedup_clock_start(&clock);
 
 	/* the workers start while the leader sorts: wait for the sort */
 	ConditionVariablePrepareToSleep(&sh->sorted_cv);
@@ -184,6 +221,7 @@ dedup_parallel_main(dsm_segment *seg, shm_toc *toc)
 		ConditionVariableSleep(&sh->sorted_cv, PG_WAIT_EXTENSION);
 	}
 	ConditionVariableCancelSleep();
+	dedup_phase(&clock, "search: wait for the sort");
 
 	rows.keys = (const uint64 *) work;
 	rows.start = work_start(work, sh->n);
@@ -192,6 +230,7 @@ dedup_parallel_main(dsm_segment *seg, shm_toc *toc)
 	fa_tmp = MemoryContextAllocHuge(CurrentMemoryContext, Max(sh->m, 1) * sizeof(uint64));
 	participate(sh, &rows, fa_keys, fa_tmp, worker_emit, file);
 	BufFileClose(file);
+	dedup_phase(&clock, "search: search");
 	pfree(fa_keys);
 	pfree(fa_tmp);
 }
@@ -283,9 +322,11 @@ dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
 	SimhashRowPairs *r;
 	void	   *work;
 	uint64	   *uniq;
+	DedupClock	clock;
 
 	if (nworkers <= 0)
 		return false;
+	dedup_clock_start(&clock);
 
 	EnterParallelMode();
 	pcxt = CreateParallelContext("simhash", "dedup_parallel_main", nworkers);
@@ -325,6 +366,7 @@ dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
 	 * the segment; then the distinct values go beside it.
 	 */
 	LaunchParallelWorkers(pcxt);
+	dedup_phase(&clock, "search: launch");
 	r = palloc(sizeof(SimhashRowPairs));
 	simhash_row_pairs_begin(r, b, hash, key, n, work, lo, hi, exact);
 	memcpy(uniq, r->uniq, r->m * sizeof(uint64));
@@ -334,6 +376,7 @@ dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
 	SpinLockRelease(&sh->mutex);
 	ConditionVariableBroadcast(&sh->sorted_cv);
 	pfree(r);
+	dedup_phase(&clock, "search: sort");
 	dedup_progress(progress, "searching %zu rows in %d table groups, parallel workers: %d",
 				   n, nunits, pcxt->nworkers_launched);
 
@@ -345,10 +388,13 @@ dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
 	rows.start = work_start(work, n);
 	rows.uniq = uniq;
 	*npairs += participate(sh, &rows, (uint64 *) work + n, hash, fn, arg);
+	dedup_phase(&clock, "search: search");
 
 	WaitForParallelWorkersToFinish(pcxt);
+	dedup_phase(&clock, "search: wait for the workers");
 	for (int i = 0; i < pcxt->nworkers_launched; i++)
 		*npairs += read_worker_pairs(sh, i, fn, arg);
+	dedup_phase(&clock, "search: replay the workers' pairs");
 
 	DestroyParallelContext(pcxt);
 	ExitParallelMode();
