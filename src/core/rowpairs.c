@@ -75,6 +75,53 @@ simhash_row_buckets_split(const uint64_t *hashes, const uint64_t *keys,
 	off[0] = 0;
 }
 
+void
+simhash_row_buckets_partition(uint64_t *h, uint64_t *k, size_t n, int bits,
+							  uint32_t *off, uint32_t *next)
+{
+	size_t		nb = (size_t) 1 << bits;
+	int			shift = 64 - bits;
+	uint32_t	sum = 0;
+
+	memset(off, 0, (nb + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < n; i++)
+		off[(h[i] >> shift) + 1]++;
+	for (size_t b = 0; b <= nb; b++)
+	{
+		sum += off[b];
+		off[b] = sum;
+	}
+	memcpy(next, off, nb * sizeof(uint32_t));
+
+	/* bucket by bucket: carry each misplaced row to where it belongs */
+	for (size_t b = 0; b < nb; b++)
+	{
+		while (next[b] < off[b + 1])
+		{
+			uint32_t	i = next[b];
+			uint64_t	hv = h[i],
+						kv = k[i];
+			size_t		d = hv >> shift;
+
+			while (d != b)
+			{
+				uint32_t	j = next[d]++;
+				uint64_t	th = h[j],
+							tk = k[j];
+
+				h[j] = hv;
+				k[j] = kv;
+				hv = th;
+				kv = tk;
+				d = hv >> shift;
+			}
+			h[i] = hv;
+			k[i] = kv;
+			next[b]++;
+		}
+	}
+}
+
 size_t
 simhash_row_bucket_sort(uint64_t *h, uint64_t *k, size_t cnt,
 						uint64_t *tmp, uint32_t *v, uint32_t *v2,
@@ -98,6 +145,32 @@ simhash_row_bucket_sort(uint64_t *h, uint64_t *k, size_t cnt,
 		}
 	}
 	return d;
+}
+
+size_t
+simhash_row_buckets_sort(uint64_t *h, uint64_t *k, size_t n,
+						 const uint32_t *off, int bits,
+						 uint64_t *tmp, uint32_t *v, uint32_t *v2)
+{
+	size_t		nb = (size_t) 1 << bits;
+	size_t		m = 0;
+
+	for (size_t b = 0; b < nb; b++)
+	{
+		uint32_t	o = off[b];
+		size_t		cnt = off[b + 1] - o,
+					d;
+
+		if (cnt == 0)
+			continue;
+		d = simhash_row_bucket_sort(h + o, k + o, cnt, tmp + o, v + o, v2 + o, o);
+		/* m <= o: the runs move down over buckets already done */
+		memmove(tmp + m, tmp + o, d * sizeof(uint64_t));
+		memmove(v + m, v + o, d * sizeof(uint32_t));
+		m += d;
+	}
+	v[m] = (uint32_t) n;
+	return m;
 }
 
 void

@@ -101,6 +101,15 @@ extern void simhash_row_buckets_split(const uint64_t *hashes, const uint64_t *ke
 									  uint32_t *off);
 
 /*
+ * As simhash_row_buckets_split(), in place (an American flag sort: no
+ * second copy of the rows): rows (h[i], k[i]) are moved into their buckets,
+ * whose bounds go to off (2^bits + 1 entries).  Not stable: within a
+ * bucket the rows are in some order.  next is scratch of 2^bits entries.
+ */
+extern void simhash_row_buckets_partition(uint64_t *h, uint64_t *k, size_t n,
+										  int bits, uint32_t *off, uint32_t *next);
+
+/*
  * Sort one bucket's cnt rows (h[], k[]: the bucket's part of the split
  * arrays, which starts at row base) by fingerprint, and find its runs:
  * tmp (cnt elements), v and v2 (cnt each) are scratch; on return k[] is
@@ -110,6 +119,19 @@ extern void simhash_row_buckets_split(const uint64_t *hashes, const uint64_t *ke
 extern size_t simhash_row_bucket_sort(uint64_t *h, uint64_t *k, size_t cnt,
 									  uint64_t *tmp, uint32_t *v, uint32_t *v2,
 									  uint32_t base);
+
+/*
+ * Every bucket of the split rows (h[], k[], off[] as
+ * simhash_row_buckets_split() left them, 2^bits buckets) sorted and their
+ * runs concatenated in place: on return k[] is ordered by fingerprint,
+ * tmp[0 .. m - 1] holds the m distinct fingerprints and v[0 .. m] the run
+ * starts (v[m] = n), as simhash_row_pairs_begin() would give them.  tmp (n
+ * elements), v (n + 1) and v2 (n) are the caller's; h[] is left scratch.
+ * Returns m.
+ */
+extern size_t simhash_row_buckets_sort(uint64_t *h, uint64_t *k, size_t n,
+									   const uint32_t *off, int bits,
+									   uint64_t *tmp, uint32_t *v, uint32_t *v2);
 
 /*
  * Write up to max (>= 1) pairs to out and return how many.  Each call does

@@ -60,8 +60,7 @@
 
 /* shm_toc keys */
 #define DEDUP_KEY_SHARED	UINT64CONST(0x5348440000000001)
-#define DEDUP_KEY_WORK		UINT64CONST(0x5348440000000002)
-#define DEDUP_KEY_UNIQ		UINT64CONST(0x5348440000000003)
+#define DEDUP_KEY_OFF		UINT64CONST(0x5348440000000002)
 
 int			simhash_parallel_min_rows = INT_MAX;	/* off: opt in per job */
 
@@ -70,25 +69,83 @@ typedef struct DedupParallelShared
 {
 	SimhashBlocks blocks;
 	uint64		n;				/* rows */
-	uint64		m;				/* distinct fingerprints */
 	bool		exact;			/* the first unit pairs equal fingerprints */
 	int			nunits;
 	int			unit_lo[64];	/* unit u: tables unit_lo[u] .. unit_hi[u] - 1 */
 	int			unit_hi[64];
-	pg_atomic_uint32 next_unit;
-	slock_t		mutex;			/* protects sorted */
-	bool		sorted;			/* the leader's sort is in the segment */
-	ConditionVariable sorted_cv;	/* broadcast when sorted is set */
-	SharedFileSet fileset;		/* the workers' pairs */
+	int			bucket_bits;	/* the split: 2^bucket_bits buckets */
+	pg_atomic_uint32 split;		/* 1: the split rows are in their file */
+	pg_atomic_uint32 next_unit; /* the next unit to search */
+	ConditionVariable split_cv; /* broadcast when split is set */
+	SharedFileSet fileset;		/* the split rows; the workers' pairs */
 } DedupParallelShared;
 
-/* What a participant reads: pointers into the segment (or the leader's) */
+/*
+ * A participant's rows, private (huge pages): the split rows h[], k[]
+ * (n each), sorted in place; the distinct fingerprints uniq[] (n) and run
+ * starts start[] (n + 1); a sort scratch (n); then find_all's two arrays.
+ */
 typedef struct DedupParallelRows
 {
-	const uint64 *keys;			/* row keys, by fingerprint */
-	const uint64 *uniq;			/* distinct fingerprints */
-	const uint32 *start;		/* runs of equal fingerprints */
+	uint64	   *h;
+	uint64	   *k;
+	uint64	   *uniq;
+	uint32	   *start;
+	uint32	   *v2;
+	uint64		m;
 } DedupParallelRows;
+
+/* private bytes of a participant's rows beyond find_all's second array */
+#define ROWS_BYTES(n) ((double) (n) * (3 * sizeof(uint64) + 2 * sizeof(uint32)))
+
+/* buckets for n rows: about 2048 rows each (a sort in cache), 16 .. 65536 */
+static int
+bucket_bits_for(uint64 n)
+{
+	int			bits = 4;
+
+	while (bits < 16 && (n >> (bits + 11)) > 0)
+		bits++;
+	return bits;
+}
+
+/* allocate a participant's split rows (h[], k[]) for n rows */
+static void
+rows_alloc(DedupParallelRows *rows, uint64 n)
+{
+	memset(rows, 0, sizeof(*rows));
+	rows->h = dedup_alloc_huge(CurrentMemoryContext, Max(n, 1) * sizeof(uint64));
+	rows->k = dedup_alloc_huge(CurrentMemoryContext, Max(n, 1) * sizeof(uint64));
+}
+
+static void
+rows_free(DedupParallelRows *rows)
+{
+	pfree(rows->h);
+	pfree(rows->k);
+	if (rows->uniq)
+		pfree(rows->uniq);
+	if (rows->start)
+		pfree(rows->start);
+}
+
+/*
+ * Sort the split rows and find their runs (every searching participant
+ * does it, in private memory: see the header).
+ */
+static void
+rows_sort(DedupParallelRows *rows, DedupParallelShared *sh, const uint32 *off)
+{
+	uint64		n = sh->n;
+
+	rows->uniq = dedup_alloc_huge(CurrentMemoryContext, Max(n, 1) * sizeof(uint64));
+	rows->start = dedup_alloc_huge(CurrentMemoryContext, (n + 1) * sizeof(uint32));
+	rows->v2 = dedup_alloc_huge(CurrentMemoryContext, Max(n, 1) * sizeof(uint32));
+	rows->m = simhash_row_buckets_sort(rows->h, rows->k, n, off, sh->bucket_bits,
+									   rows->uniq, rows->start, rows->v2);
+	pfree(rows->v2);
+	rows->v2 = NULL;
+}
 
 PGDLLEXPORT void dedup_parallel_main(dsm_segment *seg, shm_toc *toc);
 
@@ -138,13 +195,6 @@ dedup_parallel_define_gucs(void)
 							NULL, NULL, NULL);
 }
 
-/* the sort's work area: row keys at 0, runs at 2n (as rowpairs.c lays it) */
-static inline const uint32 *
-work_start(const void *work, uint64 n)
-{
-	return (const uint32 *) ((const uint64 *) work + 2 * n);
-}
-
 /*
  * Take units until none is left, searching each and passing its pairs to
  * fn.  fa_keys and fa_tmp: this participant's scratch, m elements each.
@@ -164,8 +214,8 @@ participate(DedupParallelShared *sh, const DedupParallelRows *rows,
 
 		if (u >= (uint32) sh->nunits)
 			break;
-		simhash_row_pairs_attach(r, &sh->blocks, rows->keys, rows->uniq,
-								 rows->start, sh->n, sh->m, fa_keys, fa_tmp,
+		simhash_row_pairs_attach(r, &sh->blocks, rows->k, rows->uniq,
+								 rows->start, sh->n, rows->m, fa_keys, fa_tmp,
 								 sh->unit_lo[u], sh->unit_hi[u],
 								 sh->exact && u == 0);
 		npairs += dedup_search_drain(r, pairs, fn, arg);
@@ -189,50 +239,53 @@ worker_emit(void *arg, const SimhashRowPair *pairs, size_t n)
 	BufFileWrite((BufFile *) arg, (void *) pairs, n * sizeof(SimhashRowPair));
 }
 
+/* the file of the split rows */
+#define ROWS_FILE "simhash_rows"
+
 /* The entry point of a worker (by name, through the ParallelContext) */
 void
 dedup_parallel_main(dsm_segment *seg, shm_toc *toc)
 {
 	DedupParallelShared *sh = shm_toc_lookup(toc, DEDUP_KEY_SHARED, false);
-	void	   *work = shm_toc_lookup(toc, DEDUP_KEY_WORK, false);
+	const uint32 *off = shm_toc_lookup(toc, DEDUP_KEY_OFF, false);
 	DedupParallelRows rows;
 	char		name[MAXPGPATH];
 	BufFile    *file;
-	uint64	   *fa_keys,
-			   *fa_tmp;
+	uint64	   *fa_tmp;
 	DedupClock	clock;
 
 	SharedFileSetAttach(&sh->fileset, seg);
+	dedup_clock_start(&clock);
+	rows_alloc(&rows, sh->n);
+
+	/* the workers start while the leader splits the rows: wait for them */
+	ConditionVariablePrepareToSleep(&sh->split_cv);
+	while (pg_atomic_read_u32(&sh->split) == 0)
+		ConditionVariableSleep(&sh->split_cv, PG_WAIT_EXTENSION);
+	ConditionVariableCancelSleep();
+	pg_memory_barrier();
+	dedup_phase(&clock, "search: wait for the split");
+
+	/* a private copy of the split rows, by read(): no shared page is mapped */
+	file = BufFileOpenFileSet(&sh->fileset.fs, ROWS_FILE, O_RDONLY, false);
+	if (BufFileRead(file, rows.h, sh->n * sizeof(uint64)) != sh->n * sizeof(uint64) ||
+		BufFileRead(file, rows.k, sh->n * sizeof(uint64)) != sh->n * sizeof(uint64))
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read a temporary file of simhash rows")));
+	BufFileClose(file);
+	dedup_phase(&clock, "search: read the rows");
+	rows_sort(&rows, sh, off);
+	dedup_phase(&clock, "search: sort");
+
 	worker_file_name(name, sizeof(name), ParallelWorkerNumber);
 	file = BufFileCreateFileSet(&sh->fileset.fs, name);
-	dedup_clock_start(&clock);
-
-	/* the workers start while the leader sorts: wait for the sort */
-	ConditionVariablePrepareToSleep(&sh->sorted_cv);
-	for (;;)
-	{
-		bool		sorted;
-
-		SpinLockAcquire(&sh->mutex);
-		sorted = sh->sorted;
-		SpinLockRelease(&sh->mutex);
-		if (sorted)
-			break;
-		ConditionVariableSleep(&sh->sorted_cv, PG_WAIT_EXTENSION);
-	}
-	ConditionVariableCancelSleep();
-	dedup_phase(&clock, "search: wait for the sort");
-
-	rows.keys = (const uint64 *) work;
-	rows.start = work_start(work, sh->n);
-	rows.uniq = shm_toc_lookup(toc, DEDUP_KEY_UNIQ, false);
-	fa_keys = MemoryContextAllocHuge(CurrentMemoryContext, Max(sh->m, 1) * sizeof(uint64));
-	fa_tmp = MemoryContextAllocHuge(CurrentMemoryContext, Max(sh->m, 1) * sizeof(uint64));
-	participate(sh, &rows, fa_keys, fa_tmp, worker_emit, file);
+	fa_tmp = dedup_alloc_huge(CurrentMemoryContext, Max(rows.m, 1) * sizeof(uint64));
+	participate(sh, &rows, rows.h, fa_tmp, worker_emit, file);
 	BufFileClose(file);
 	dedup_phase(&clock, "search: search");
-	pfree(fa_keys);
 	pfree(fa_tmp);
+	rows_free(&rows);
 }
 
 /* Pass the pairs of worker i's file on to fn; returns their number. */
@@ -291,17 +344,23 @@ plan_units(const SimhashBlocks *b, int lo, int hi, int *unit_lo, int *unit_hi)
 	return nunits;
 }
 
-/* Workers for a search of n rows in units within budget bytes; 0: serial. */
+/*
+ * Workers for a search of n rows in units within budget bytes; 0: serial.
+ * The leader holds its rows (16 bytes each, split in place) and, should no
+ * worker start, the runs and find_all's arrays (32); every worker its own
+ * sorted copy of the rows with find_all's arrays (40).
+ */
 static int
 plan_workers(size_t n, int nunits, Size budget)
 {
 	int			nworkers = Min(max_parallel_maintenance_workers, nunits - 1);
-	double		base = (double) n * (DEDUP_ROW_BYTES + 8);
+	double		each = ROWS_BYTES(n) + (double) n * sizeof(uint64);
+	double		base = (double) n * (2 * sizeof(uint64) + 32);
 
 	if (IsParallelWorker() || n < (size_t) Max(simhash_parallel_min_rows, 2) ||
 		n >= (size_t) PG_UINT32_MAX)
 		return 0;
-	while (nworkers > 0 && base + 16.0 * n * nworkers > (double) budget)
+	while (nworkers > 0 && base + each * nworkers > (double) budget)
 		nworkers--;
 	return Max(nworkers, 0);
 }
@@ -316,12 +375,14 @@ dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
 				unit_hi[64];
 	int			nunits = plan_units(b, lo, hi, unit_lo, unit_hi);
 	int			nworkers = plan_workers(n, nunits, budget);
+	int			bits = bucket_bits_for(n);
+	Size		off_size = ((Size) (1 << bits) + 1) * sizeof(uint32);
 	ParallelContext *pcxt;
 	DedupParallelShared *sh;
 	DedupParallelRows rows;
-	SimhashRowPairs *r;
-	void	   *work;
-	uint64	   *uniq;
+	uint32	   *off,
+			   *next;
+	BufFile    *file;
 	DedupClock	clock;
 
 	if (nworkers <= 0)
@@ -331,9 +392,8 @@ dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
 	EnterParallelMode();
 	pcxt = CreateParallelContext("simhash", "dedup_parallel_main", nworkers);
 	shm_toc_estimate_chunk(&pcxt->estimator, sizeof(DedupParallelShared));
-	shm_toc_estimate_chunk(&pcxt->estimator, SIMHASH_ROW_PAIRS_WORK(n));
-	shm_toc_estimate_chunk(&pcxt->estimator, n * sizeof(uint64));
-	shm_toc_estimate_keys(&pcxt->estimator, 3);
+	shm_toc_estimate_chunk(&pcxt->estimator, off_size);
+	shm_toc_estimate_keys(&pcxt->estimator, 2);
 	InitializeParallelDSM(pcxt);
 	if (pcxt->seg == NULL)
 	{
@@ -351,44 +411,63 @@ dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
 	sh->nunits = nunits;
 	memcpy(sh->unit_lo, unit_lo, sizeof(unit_lo));
 	memcpy(sh->unit_hi, unit_hi, sizeof(unit_hi));
+	sh->bucket_bits = bits;
+	pg_atomic_init_u32(&sh->split, 0);
 	pg_atomic_init_u32(&sh->next_unit, 0);
-	SpinLockInit(&sh->mutex);
-	ConditionVariableInit(&sh->sorted_cv);
+	ConditionVariableInit(&sh->split_cv);
 	SharedFileSetInit(&sh->fileset, pcxt->seg);
-	work = shm_toc_allocate(pcxt->toc, SIMHASH_ROW_PAIRS_WORK(n));
-	uniq = shm_toc_allocate(pcxt->toc, n * sizeof(uint64));
+	off = shm_toc_allocate(pcxt->toc, off_size);
 	shm_toc_insert(pcxt->toc, DEDUP_KEY_SHARED, sh);
-	shm_toc_insert(pcxt->toc, DEDUP_KEY_WORK, work);
-	shm_toc_insert(pcxt->toc, DEDUP_KEY_UNIQ, uniq);
+	shm_toc_insert(pcxt->toc, DEDUP_KEY_OFF, off);
 
 	/*
-	 * The workers start (which takes a while) during the sort, once, into
-	 * the segment; then the distinct values go beside it.
+	 * The workers start (which takes a while) during the split, the one
+	 * serial pass over the rows, done in place (fresh memory is costly: a
+	 * page fault per page); the split rows go to a file the workers read
+	 * into their own memory.
 	 */
 	LaunchParallelWorkers(pcxt);
 	dedup_phase(&clock, "search: launch");
-	r = palloc(sizeof(SimhashRowPairs));
-	simhash_row_pairs_begin(r, b, hash, key, n, work, lo, hi, exact);
-	memcpy(uniq, r->uniq, r->m * sizeof(uint64));
-	SpinLockAcquire(&sh->mutex);
-	sh->m = r->m;
-	sh->sorted = true;
-	SpinLockRelease(&sh->mutex);
-	ConditionVariableBroadcast(&sh->sorted_cv);
-	pfree(r);
-	dedup_phase(&clock, "search: sort");
+	next = palloc(sizeof(uint32) << bits);
+	simhash_row_buckets_partition(hash, key, n, bits, off, next);
+	pfree(next);
+	dedup_phase(&clock, "search: split");
+	if (pcxt->nworkers_launched > 0)
+	{
+		file = BufFileCreateFileSet(&sh->fileset.fs, ROWS_FILE);
+		BufFileWrite(file, hash, n * sizeof(uint64));
+		BufFileWrite(file, key, n * sizeof(uint64));
+		BufFileClose(file);
+	}
+	pg_atomic_fetch_add_u32(&sh->split, 1);	/* a full barrier */
+	ConditionVariableBroadcast(&sh->split_cv);
+	dedup_phase(&clock, "search: write the rows");
 	dedup_progress(progress, "searching %zu rows in %d table groups, parallel workers: %d",
 				   n, nunits, pcxt->nworkers_launched);
 
 	/*
-	 * The leader's share: its find_all scratch is what the sort left free
-	 * (the work area's second array, and hash[]).
+	 * The leader searches only if no worker started: the workers each sort
+	 * the rows again, and a leader that did too would only compete with
+	 * them for the cores (it has the serial parts: the split, the replays).
 	 */
-	rows.keys = (const uint64 *) work;
-	rows.start = work_start(work, n);
-	rows.uniq = uniq;
-	*npairs += participate(sh, &rows, (uint64 *) work + n, hash, fn, arg);
-	dedup_phase(&clock, "search: search");
+	if (pcxt->nworkers_launched == 0)
+	{
+		uint64	   *fa_keys,
+				   *fa_tmp;
+
+		rows.h = hash;
+		rows.k = key;
+		rows_sort(&rows, sh, off);
+		dedup_phase(&clock, "search: sort");
+		fa_keys = dedup_alloc_huge(CurrentMemoryContext, Max(rows.m, 1) * sizeof(uint64));
+		fa_tmp = dedup_alloc_huge(CurrentMemoryContext, Max(rows.m, 1) * sizeof(uint64));
+		*npairs += participate(sh, &rows, fa_keys, fa_tmp, fn, arg);
+		dedup_phase(&clock, "search: search");
+		pfree(fa_keys);
+		pfree(fa_tmp);
+		pfree(rows.uniq);
+		pfree(rows.start);
+	}
 
 	WaitForParallelWorkersToFinish(pcxt);
 	dedup_phase(&clock, "search: wait for the workers");

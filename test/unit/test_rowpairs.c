@@ -142,6 +142,15 @@ search_shared(const SimhashBlocks *b, const uint64_t *h, const uint64_t *key,
 	return np;
 }
 
+static int
+cmp_u64(const void *pa, const void *pb)
+{
+	uint64_t	x = *(const uint64_t *) pa,
+				y = *(const uint64_t *) pb;
+
+	return (x > y) - (x < y);
+}
+
 /*
  * The parallel jobs' bucketed preparation (split, each bucket sorted alone
  * in any order, runs concatenated) must give exactly begin()'s arrays.
@@ -195,6 +204,36 @@ check_buckets(const char *name, const uint64_t *h, const uint64_t *key, size_t n
 			memcmp(r0->uniq, U, m * 8) == 0 &&
 			memcmp(r0->start, S, (m + 1) * 4) == 0;
 		CHECK(same, "%s bits %d: bucketed sort equals begin() (m %zu vs %zu)",
+			  name, bits, m, r0->m);
+
+		/* all buckets at once, runs concatenated in place (r0->uniq is kc) */
+		simhash_row_buckets_split(h, key, n, bits, H, K, off);
+		m = simhash_row_buckets_sort(H, K, n, off, bits, T, V, V2);
+		same = r0->m == m &&
+			memcmp(r0->keys, K, n * 8) == 0 &&
+			memcmp(r0->uniq, T, m * 8) == 0 &&
+			memcmp(r0->start, V, (m + 1) * 4) == 0;
+		CHECK(same, "%s bits %d: simhash_row_buckets_sort equals begin() (m %zu vs %zu)",
+			  name, bits, m, r0->m);
+
+		/*
+		 * In place (not stable): the same runs; each run's keys the same
+		 * set, so sorted within runs they are equal.
+		 */
+		memcpy(H, h, n * 8);
+		memcpy(K, key, n * 8);
+		simhash_row_buckets_partition(H, K, n, bits, off, d);
+		m = simhash_row_buckets_sort(H, K, n, off, bits, T, V, V2);
+		for (size_t r = 0; r < m; r++)
+		{
+			qsort(K + V[r], V[r + 1] - V[r], 8, cmp_u64);
+			qsort((uint64_t *) r0->keys + r0->start[r], r0->start[r + 1] - r0->start[r], 8, cmp_u64);
+		}
+		same = r0->m == m &&
+			memcmp(r0->keys, K, n * 8) == 0 &&
+			memcmp(r0->uniq, T, m * 8) == 0 &&
+			memcmp(r0->start, V, (m + 1) * 4) == 0;
+		CHECK(same, "%s bits %d: in-place partition and sort give begin()'s runs (m %zu vs %zu)",
 			  name, bits, m, r0->m);
 		free(hc);
 		free(kc);
