@@ -300,7 +300,7 @@ extern int	simhash_parallel_min_rows;
  * DEBUG1, dedup_phase() logs both for the phase just ended ("simhash phase
  * <who> <what>: wall W ms, cpu C ms") and restarts the clock; the
  * parallel jobs mark their phases so that their serial share can be read
- * from the server log (bench/parallel_phases.sh).
+ * from the server log (SET client_min_messages = debug1 shows them).
  */
 typedef struct DedupClock
 {

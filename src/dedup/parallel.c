@@ -9,35 +9,49 @@
  * therefore be searched without the others, and the union of the groups'
  * pairs is exactly the serial result: no pair is found twice, so nothing
  * has to be deduplicated across participants.  The groups are the units
- * of work: the leader launches the workers, sorts the rows once while they
- * start (simhash_row_pairs_begin(): rows by fingerprint, runs of equal
- * fingerprints, the distinct fingerprints) into the dynamic shared memory
- * segment and wakes them (a condition variable); then the leader and the workers
- * take groups one at a time from an atomic counter, largest first (group c
- * has C(m - 1 - c, m - k - 1) tables), each with its own find_all scratch
- * (simhash_row_pairs_attach()).  Pairs of equal fingerprints go with the
- * first unit.  The leader passes its own pairs on at once; each worker
- * writes its pairs to a file of a SharedFileSet, which the leader reads
- * back after the workers have finished.  The result is the same set of
- * pairs as the serial search, in another order; every job's output is
- * independent of that order (pairs are a set, groups are a union-find or
- * a sort).
+ * of work, taken one at a time from an atomic counter, largest first
+ * (group c has C(m - 1 - c, m - k - 1) tables).  Pairs of equal
+ * fingerprints go with the first unit.
  *
- * Workers need no table access: all they read is in the segment.  The
- * ParallelContext machinery (as CREATE INDEX of a btree uses it) gives
- * them the leader's transaction and settings, relays their errors to the
- * leader (CHECK_FOR_INTERRUPTS() in the leader's loops raises them), stops
- * them when the leader's query is cancelled or fails, and frees the
- * segment and the worker files at the end of the transaction in any case.
+ * The rows.  A search needs the rows sorted by fingerprint, their runs of
+ * equal fingerprints and the distinct fingerprints (rowpairs.h), all of
+ * them, in every participant.  The leader holds the rows; it launches the
+ * workers, splits its rows in place by the top bits of their fingerprints
+ * into about n / 2048 buckets (simhash_row_buckets_partition(), one pass,
+ * no second copy) and writes them to a file of a SharedFileSet; each
+ * worker reads that file into its own memory, sorts the buckets one by one
+ * (each in cache) and concatenates their runs (simhash_row_buckets_sort()),
+ * then searches units with its own find_all scratch.  Nothing large is in
+ * the shared memory segment: on the project's virtual machine the first
+ * touch of a 4 kB page costs about 15 us, and each process faults on every
+ * shared page it touches (no huge pages for shared memory), which made the
+ * earlier design (the leader's sort into the segment, the workers reading
+ * it) slower than the serial search; private arrays get transparent huge
+ * pages (dedup_alloc_huge()) and a file is read with read().  The leader
+ * does not search when a worker started: it has the serial parts (the read's
+ * replay, the split, the pairs' replay), and on as many cores as workers a
+ * third searcher only competes with them.  With no worker started it
+ * sorts and searches alone.  The leader passes its own pairs on at once;
+ * each worker writes its pairs to a file, which the leader reads back after
+ * the workers have finished.  The result is the same set of pairs as the
+ * serial search, in another order; every job's output is independent of
+ * that order (pairs are a set, groups are a union-find or a sort).
  *
- * Memory (within maintenance_work_mem, with the leader's rows): the
- * segment holds the sort's work area and a copy of the distinct
- * fingerprints (32 bytes per row, instead of the serial search's 24 bytes
- * of private memory), and every worker allocates 16 bytes per distinct
- * fingerprint.  The number of workers is max_parallel_maintenance_workers,
- * lowered until that fits; with none, the serial path runs unchanged.
- * Only searches of at least simhash.parallel_min_rows rows go parallel:
- * starting workers costs milliseconds.
+ * Workers need no table access.  The ParallelContext machinery (as CREATE
+ * INDEX of a btree uses it) gives them the leader's transaction and
+ * settings, relays their errors to the leader (CHECK_FOR_INTERRUPTS() in
+ * the leader's loops raises them), stops them when the leader's query is
+ * cancelled or fails, and frees the segment and the files at the end of the
+ * transaction in any case.
+ *
+ * Memory (within maintenance_work_mem): the leader's rows (16 bytes a row,
+ * and 32 more should it search alone) and, for every worker, its copy of
+ * the rows, runs and find_all scratch (40 bytes a row).  The number of
+ * workers is max_parallel_maintenance_workers, lowered until that fits;
+ * with none, the serial path runs unchanged.  Only searches of at least
+ * simhash.parallel_min_rows rows go parallel: starting workers costs
+ * milliseconds.  The phases of the leader and the workers (wall and CPU
+ * time) are logged at DEBUG1 (dedup_phase()).
  */
 #include "dedup.h"
 
