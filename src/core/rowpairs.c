@@ -14,41 +14,24 @@ simhash_row_pairs_begin(SimhashRowPairs *r, const SimhashBlocks *b,
 						uint64_t *hashes, uint64_t *keys, size_t n,
 						void *work, int lo, int hi, bool exact)
 {
-	uint64_t   *sorted_keys = (uint64_t *) work;
-	uint64_t   *fa_keys = sorted_keys + n;
-	uint32_t   *vals = (uint32_t *) (fa_keys + n);	/* n + 1 */
-	uint32_t   *tmpvals = vals + n + 1;
-	uint64_t   *uniq = keys;
-	size_t		m = 0;
+	uint64_t   *uniq = (uint64_t *) work;
+	uint64_t   *fa_keys = uniq + n;
+	uint32_t   *start = (uint32_t *) (fa_keys + n);	/* n + 1 */
+	uint32_t   *tmpvals = start + n + 1;
+	size_t		m;
 
-	/* rows by fingerprint; vals[i] = the row now at i */
-	for (size_t i = 0; i < n; i++)
-		vals[i] = (uint32_t) i;
-	simhash_radix_sort(hashes, vals, n, sorted_keys, tmpvals, 64);
-	for (size_t i = 0; i < n; i++)
-		sorted_keys[i] = keys[vals[i]];
-
-	/* runs of equal fingerprints: keys[] is free now, vals[] too */
-	for (size_t i = 0; i < n; i++)
-	{
-		if (i == 0 || hashes[i] != hashes[i - 1])
-		{
-			uniq[m] = hashes[i];
-			vals[m] = (uint32_t) i;
-			m++;
-		}
-	}
-	vals[m] = (uint32_t) n;
+	/* all rows as one bucket: keys[] sorted, uniq[] and start[] their runs */
+	m = simhash_row_bucket_sort(hashes, keys, n, uniq, start, tmpvals, 0);
+	start[m] = (uint32_t) n;
 
 	/* the sorted fingerprints are no longer needed: find_all's scratch */
-	simhash_row_pairs_attach(r, b, sorted_keys, uniq, vals, n, m, fa_keys,
+	simhash_row_pairs_attach(r, b, keys, uniq, start, n, m, fa_keys,
 							 hashes, lo, hi, exact);
 }
 
-void
-simhash_row_buckets_split(const uint64_t *hashes, const uint64_t *keys,
-						  size_t n, int bits, uint64_t *h, uint64_t *k,
-						  uint32_t *off)
+/* off[b] = the first row of bucket b (by the top bits), off[2^bits] = n */
+static void
+bucket_bounds(const uint64_t *hashes, size_t n, int bits, uint32_t *off)
 {
 	size_t		nb = (size_t) 1 << bits;
 	int			shift = 64 - bits;
@@ -62,7 +45,18 @@ simhash_row_buckets_split(const uint64_t *hashes, const uint64_t *keys,
 		sum += off[b];
 		off[b] = sum;
 	}
-	/* off[b] is now bucket b's start: advance it while filling, then undo */
+}
+
+void
+simhash_row_buckets_split(const uint64_t *hashes, const uint64_t *keys,
+						  size_t n, int bits, uint64_t *h, uint64_t *k,
+						  uint32_t *off)
+{
+	size_t		nb = (size_t) 1 << bits;
+	int			shift = 64 - bits;
+
+	bucket_bounds(hashes, n, bits, off);
+	/* advance off[b], bucket b's start, while filling, then undo */
 	for (size_t i = 0; i < n; i++)
 	{
 		uint32_t	o = off[hashes[i] >> shift]++;
@@ -81,16 +75,8 @@ simhash_row_buckets_partition(uint64_t *h, uint64_t *k, size_t n, int bits,
 {
 	size_t		nb = (size_t) 1 << bits;
 	int			shift = 64 - bits;
-	uint32_t	sum = 0;
 
-	memset(off, 0, (nb + 1) * sizeof(uint32_t));
-	for (size_t i = 0; i < n; i++)
-		off[(h[i] >> shift) + 1]++;
-	for (size_t b = 0; b <= nb; b++)
-	{
-		sum += off[b];
-		off[b] = sum;
-	}
+	bucket_bounds(h, n, bits, off);
 	memcpy(next, off, nb * sizeof(uint32_t));
 
 	/* bucket by bucket: carry each misplaced row to where it belongs */

@@ -206,7 +206,7 @@ check_buckets(const char *name, const uint64_t *h, const uint64_t *key, size_t n
 		CHECK(same, "%s bits %d: bucketed sort equals begin() (m %zu vs %zu)",
 			  name, bits, m, r0->m);
 
-		/* all buckets at once, runs concatenated in place (r0->uniq is kc) */
+		/* all buckets at once, runs concatenated in place (begin() reordered kc) */
 		simhash_row_buckets_split(h, key, n, bits, H, K, off);
 		m = simhash_row_buckets_sort(H, K, n, off, bits, T, V, V2);
 		same = r0->m == m &&
