@@ -12,6 +12,7 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes qw(usleep);
 
 my $node = PostgreSQL::Test::Cluster->new('dedup_parallel');
 $node->init;
@@ -48,12 +49,24 @@ sub start_job
 	chomp $pid;
 	$s->query_until(qr/started/, "\\echo started\n$sql;\n");
 	my $what = $kill ? 'count(pg_terminate_backend(pid))' : 'count(*)';
-	$node->poll_query_until('postgres', qq{
-		SELECT $what > 0 FROM (
-			SELECT pid FROM pg_stat_activity
-			WHERE backend_type = 'parallel worker' AND leader_pid = $pid
-			LIMIT 1) w
-	}) or die "$name: the job's parallel workers never ran";
+	# polled from one open session: a new psql per attempt (as
+	# poll_query_until does) takes seconds on a loaded machine, long enough
+	# for a short job's workers to come and go unseen
+	my $poller = $node->background_psql('postgres');
+	my $seen = 0;
+	for (my $i = 0; $i < 20 * $PostgreSQL::Test::Utils::timeout_default; $i++)
+	{
+		$seen = $poller->query_safe(qq{
+			SELECT $what > 0 FROM (
+				SELECT pid FROM pg_stat_activity
+				WHERE backend_type = 'parallel worker' AND leader_pid = $pid
+				LIMIT 1) w;
+		}) eq 't';
+		last if $seen;
+		usleep(50_000);
+	}
+	$poller->quit;
+	$seen or die "$name: the job's parallel workers never ran";
 	return ($s, $pid);
 }
 
