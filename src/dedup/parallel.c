@@ -55,6 +55,7 @@
  */
 #include "dedup.h"
 
+#include <sys/mman.h>
 #include <time.h>
 
 #include "access/parallel.h"
@@ -123,13 +124,36 @@ bucket_bits_for(uint64 n)
 	return bits;
 }
 
+/*
+ * dedup_alloc_huge() with the pages faulted in at once (Linux 5.14's
+ * MADV_POPULATE_WRITE; elsewhere nothing more): a worker writes all of
+ * these arrays, and where huge pages cannot be had one fault per 4kB page
+ * cost about 15 us on the project's virtual machine, several times what
+ * populating costs (a worker's read of the rows: 50-78 ms CPU per 2M rows
+ * before, 18-26 after).
+ */
+static void *
+alloc_populated(Size size)
+{
+	void	   *p = dedup_alloc_huge(CurrentMemoryContext, size);
+
+#ifdef MADV_POPULATE_WRITE
+	uintptr_t	lo = TYPEALIGN(4096, (uintptr_t) p),
+				hi = TYPEALIGN_DOWN(4096, (uintptr_t) p + size);
+
+	if (hi > lo)
+		(void) madvise((void *) lo, hi - lo, MADV_POPULATE_WRITE);
+#endif
+	return p;
+}
+
 /* allocate a participant's split rows (h[], k[]) for n rows */
 static void
 rows_alloc(DedupParallelRows *rows, uint64 n)
 {
 	memset(rows, 0, sizeof(*rows));
-	rows->h = dedup_alloc_huge(CurrentMemoryContext, Max(n, 1) * sizeof(uint64));
-	rows->k = dedup_alloc_huge(CurrentMemoryContext, Max(n, 1) * sizeof(uint64));
+	rows->h = alloc_populated(Max(n, 1) * sizeof(uint64));
+	rows->k = alloc_populated(Max(n, 1) * sizeof(uint64));
 }
 
 static void
@@ -152,9 +176,9 @@ rows_sort(DedupParallelRows *rows, DedupParallelShared *sh, const uint32 *off)
 {
 	uint64		n = sh->n;
 
-	rows->uniq = dedup_alloc_huge(CurrentMemoryContext, Max(n, 1) * sizeof(uint64));
-	rows->start = dedup_alloc_huge(CurrentMemoryContext, (n + 1) * sizeof(uint32));
-	rows->v2 = dedup_alloc_huge(CurrentMemoryContext, Max(n, 1) * sizeof(uint32));
+	rows->uniq = alloc_populated(Max(n, 1) * sizeof(uint64));
+	rows->start = alloc_populated((n + 1) * sizeof(uint32));
+	rows->v2 = alloc_populated(Max(n, 1) * sizeof(uint32));
 	rows->m = simhash_row_buckets_sort(rows->h, rows->k, n, off, sh->bucket_bits,
 									   rows->uniq, rows->start, rows->v2);
 	pfree(rows->v2);
