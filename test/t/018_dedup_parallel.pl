@@ -54,7 +54,9 @@ sub start_job
 	# for a short job's workers to come and go unseen
 	my $poller = $node->background_psql('postgres');
 	my $seen = 0;
-	for (my $i = 0; $i < 20 * $PostgreSQL::Test::Utils::timeout_default; $i++)
+	# within the session's own timeout, so that the failure says why
+	my $deadline = time() + $PostgreSQL::Test::Utils::timeout_default / 2;
+	while (time() < $deadline)
 	{
 		$seen = $poller->query_safe(qq{
 			SELECT $what > 0 FROM (
