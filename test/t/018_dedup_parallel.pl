@@ -47,12 +47,13 @@ sub start_job
 	my $pid = $s->query_safe(($kill ? 'SET parallel_leader_participation = off; ' : '')
 		. 'SELECT pg_backend_pid();');
 	chomp $pid;
+	# polled from one session opened before the job: a new psql per attempt
+	# (as poll_query_until does) takes seconds on a loaded machine, and a
+	# session's start half a second, long enough for a short job's workers
+	# to come and go unseen
+	my $poller = $node->background_psql('postgres');
 	$s->query_until(qr/started/, "\\echo started\n$sql;\n");
 	my $what = $kill ? 'count(pg_terminate_backend(pid))' : 'count(*)';
-	# polled from one open session: a new psql per attempt (as
-	# poll_query_until does) takes seconds on a loaded machine, long enough
-	# for a short job's workers to come and go unseen
-	my $poller = $node->background_psql('postgres');
 	my $seen = 0;
 	# within the session's own timeout, so that the failure says why
 	my $deadline = time() + $PostgreSQL::Test::Utils::timeout_default / 2;
