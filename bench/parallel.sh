@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # bench/parallel.sh: the dedup jobs and CREATE INDEX with 0 and 2 parallel
 # workers in one run (issue #14), on the planted table of bench/dedup.sh:
-#   bench/parallel.sh            N = 10,000,000 rows (the issue's size)
-#   bench/parallel.sh 2000000    a smaller N (at least 10,000)
+#   bench/parallel.sh 10000000   the issue's size
+#   bench/parallel.sh 2000000    a smaller N (at least 10,000; default
+#                                1,000,000, as bench/planted.sh)
 # Data (fixed seed: ids hashed, see bench/planted_docs.sql): 95% random
 # fingerprints, 5% copies of earlier rows with 0..3 bits flipped.
 # maintenance_work_mem = 2GB, so that the jobs search in memory (the
@@ -19,8 +20,10 @@
 # fitted per job to its two times on this machine's cores c = 2):
 # T(w) = S + P / min(w + 1, cores), with P = 2 (T(0) - T(2)) the part the
 # workers share (read or heap scan, search or sorts) and S = T(0) - P the
-# serial rest (the leader's sort of the rows, the replay of the workers'
-# rows, the output; for CREATE INDEX the page writing and its WAL).
+# serial rest (the leader's replay of the read's rows, its split of the
+# rows, each worker's read and sort of its own copy, the replay of the
+# workers' pairs, the output; for CREATE INDEX the page writing and its
+# WAL).  Per-phase CPU: SET client_min_messages = debug1 (dedup_phase()).
 # The load average is printed beside the ratios: on a shared machine the
 # ratio is depressed.  Report: stdout and bench/data/parallel_report_N.txt.
 # The shared-key and MinHash jobs (issue #14, src/dedup/keys_parallel.c and

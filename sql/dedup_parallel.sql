@@ -71,6 +71,15 @@ SELECT count(*) FROM simhash_pairs('pp', 'id', 'h', 3);
 SET max_parallel_maintenance_workers = 0;
 SELECT count(*) FROM simhash_pairs('pp', 'id', 'h', 3);
 SET max_parallel_maintenance_workers = 2;
+-- workers planned but none started: the leader sorts and searches alone
+SET max_parallel_workers = 0;
+SELECT count(*) FROM simhash_pairs('pp', 'id', 'h', 3);
+RESET simhash.progress_interval;
+SELECT k, b, pp_compare(format('simhash_pairs(''pp'', ''id'', ''h'', %s, %s)', k, coalesce(b::text, 'NULL')))
+FROM (VALUES (3, NULL), (6, 8)) v(k, b);
+SELECT pp_compare('simhash_groups(''pp'', ''id'', ''h'', 3)');
+RESET max_parallel_workers;
+SET simhash.progress_interval = 0;
 -- below the threshold: serial
 SET simhash.parallel_min_rows = 100000;
 SELECT count(*) FROM simhash_pairs('pp', 'id', 'h', 3);

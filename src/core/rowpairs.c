@@ -14,35 +14,149 @@ simhash_row_pairs_begin(SimhashRowPairs *r, const SimhashBlocks *b,
 						uint64_t *hashes, uint64_t *keys, size_t n,
 						void *work, int lo, int hi, bool exact)
 {
-	uint64_t   *sorted_keys = (uint64_t *) work;
-	uint64_t   *fa_keys = sorted_keys + n;
-	uint32_t   *vals = (uint32_t *) (fa_keys + n);	/* n + 1 */
-	uint32_t   *tmpvals = vals + n + 1;
-	uint64_t   *uniq = keys;
-	size_t		m = 0;
+	uint64_t   *uniq = (uint64_t *) work;
+	uint64_t   *fa_keys = uniq + n;
+	uint32_t   *start = (uint32_t *) (fa_keys + n);	/* n + 1 */
+	uint32_t   *tmpvals = start + n + 1;
+	size_t		m;
 
-	/* rows by fingerprint; vals[i] = the row now at i */
-	for (size_t i = 0; i < n; i++)
-		vals[i] = (uint32_t) i;
-	simhash_radix_sort(hashes, vals, n, sorted_keys, tmpvals, 64);
-	for (size_t i = 0; i < n; i++)
-		sorted_keys[i] = keys[vals[i]];
-
-	/* runs of equal fingerprints: keys[] is free now, vals[] too */
-	for (size_t i = 0; i < n; i++)
-	{
-		if (i == 0 || hashes[i] != hashes[i - 1])
-		{
-			uniq[m] = hashes[i];
-			vals[m] = (uint32_t) i;
-			m++;
-		}
-	}
-	vals[m] = (uint32_t) n;
+	/* all rows as one bucket: keys[] sorted, uniq[] and start[] their runs */
+	m = simhash_row_bucket_sort(hashes, keys, n, uniq, start, tmpvals, 0);
+	start[m] = (uint32_t) n;
 
 	/* the sorted fingerprints are no longer needed: find_all's scratch */
-	simhash_row_pairs_attach(r, b, sorted_keys, uniq, vals, n, m, fa_keys,
+	simhash_row_pairs_attach(r, b, keys, uniq, start, n, m, fa_keys,
 							 hashes, lo, hi, exact);
+}
+
+/* off[b] = the first row of bucket b (by the top bits), off[2^bits] = n */
+static void
+bucket_bounds(const uint64_t *hashes, size_t n, int bits, uint32_t *off)
+{
+	size_t		nb = (size_t) 1 << bits;
+	int			shift = 64 - bits;
+	uint32_t	sum = 0;
+
+	memset(off, 0, (nb + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < n; i++)
+		off[(hashes[i] >> shift) + 1]++;
+	for (size_t b = 0; b <= nb; b++)
+	{
+		sum += off[b];
+		off[b] = sum;
+	}
+}
+
+void
+simhash_row_buckets_split(const uint64_t *hashes, const uint64_t *keys,
+						  size_t n, int bits, uint64_t *h, uint64_t *k,
+						  uint32_t *off)
+{
+	size_t		nb = (size_t) 1 << bits;
+	int			shift = 64 - bits;
+
+	bucket_bounds(hashes, n, bits, off);
+	/* advance off[b], bucket b's start, while filling, then undo */
+	for (size_t i = 0; i < n; i++)
+	{
+		uint32_t	o = off[hashes[i] >> shift]++;
+
+		h[o] = hashes[i];
+		k[o] = keys[i];
+	}
+	for (size_t b = nb; b > 0; b--)
+		off[b] = off[b - 1];
+	off[0] = 0;
+}
+
+void
+simhash_row_buckets_partition(uint64_t *h, uint64_t *k, size_t n, int bits,
+							  uint32_t *off, uint32_t *next)
+{
+	size_t		nb = (size_t) 1 << bits;
+	int			shift = 64 - bits;
+
+	bucket_bounds(h, n, bits, off);
+	memcpy(next, off, nb * sizeof(uint32_t));
+
+	/* bucket by bucket: carry each misplaced row to where it belongs */
+	for (size_t b = 0; b < nb; b++)
+	{
+		while (next[b] < off[b + 1])
+		{
+			uint32_t	i = next[b];
+			uint64_t	hv = h[i],
+						kv = k[i];
+			size_t		d = hv >> shift;
+
+			while (d != b)
+			{
+				uint32_t	j = next[d]++;
+				uint64_t	th = h[j],
+							tk = k[j];
+
+				h[j] = hv;
+				k[j] = kv;
+				hv = th;
+				kv = tk;
+				d = hv >> shift;
+			}
+			h[i] = hv;
+			k[i] = kv;
+			next[b]++;
+		}
+	}
+}
+
+size_t
+simhash_row_bucket_sort(uint64_t *h, uint64_t *k, size_t cnt,
+						uint64_t *tmp, uint32_t *v, uint32_t *v2,
+						uint32_t base)
+{
+	size_t		d = 0;
+
+	for (size_t i = 0; i < cnt; i++)
+		v[i] = (uint32_t) i;
+	simhash_radix_sort(h, v, cnt, tmp, v2, 64);
+	for (size_t i = 0; i < cnt; i++)
+		tmp[i] = k[v[i]];
+	memcpy(k, tmp, cnt * sizeof(uint64_t));
+	for (size_t i = 0; i < cnt; i++)
+	{
+		if (i == 0 || h[i] != h[i - 1])
+		{
+			tmp[d] = h[i];
+			v[d] = base + (uint32_t) i;
+			d++;
+		}
+	}
+	return d;
+}
+
+size_t
+simhash_row_buckets_sort(uint64_t *h, uint64_t *k, size_t n,
+						 const uint32_t *off, int bits,
+						 uint64_t *tmp, uint32_t *v, uint32_t *v2)
+{
+	size_t		nb = (size_t) 1 << bits;
+	size_t		m = 0;
+
+	for (size_t b = 0; b < nb; b++)
+	{
+		uint32_t	o = off[b];
+		size_t		cnt = off[b + 1] - o,
+					d;
+
+		if (cnt == 0)
+			continue;
+		d = simhash_row_bucket_sort(h + o, k + o, cnt, tmp + o, v + o, v2 + o, o);
+		/* m <= o: the runs move down over buckets already done */
+		memmove(tmp + m, tmp + o, d * sizeof(uint64_t));
+		memmove(v + m, v + o, d * sizeof(uint32_t));
+		m += d;
+	}
+	v[m] = (uint32_t) n;
+	return m;
 }
 
 void

@@ -85,6 +85,55 @@ extern void simhash_row_pairs_attach(SimhashRowPairs *r, const SimhashBlocks *b,
 									 int lo, int hi, bool exact);
 
 /*
+ * The same preparation in buckets, for parallel participants (the parallel
+ * jobs' sort, dedup/parallel.c): rows split by the top `bits` bits of
+ * their fingerprints, each bucket sorted alone, then the buckets' runs
+ * concatenated.  The result (keys, distinct fingerprints, run starts) is
+ * exactly simhash_row_pairs_begin()'s: the split and the sorts are stable.
+ *
+ * simhash_row_buckets_split(): copy rows (hashes[i], keys[i]) to h[], k[]
+ * (n each) grouped by bucket, in input order within a bucket; off[b] ..
+ * off[b + 1] - 1 are bucket b's rows (off has 2^bits + 1 entries,
+ * 1 <= bits <= 16).
+ */
+extern void simhash_row_buckets_split(const uint64_t *hashes, const uint64_t *keys,
+									  size_t n, int bits, uint64_t *h, uint64_t *k,
+									  uint32_t *off);
+
+/*
+ * As simhash_row_buckets_split(), in place (an American flag sort: no
+ * second copy of the rows): rows (h[i], k[i]) are moved into their buckets,
+ * whose bounds go to off (2^bits + 1 entries).  Not stable: within a
+ * bucket the rows are in some order.  next is scratch of 2^bits entries.
+ */
+extern void simhash_row_buckets_partition(uint64_t *h, uint64_t *k, size_t n,
+										  int bits, uint32_t *off, uint32_t *next);
+
+/*
+ * Sort one bucket's cnt rows (h[], k[]: the bucket's part of the split
+ * arrays, which starts at row base) by fingerprint, and find its runs:
+ * tmp (cnt elements), v and v2 (cnt each) are scratch; on return k[] is
+ * sorted, and tmp[0 .. d - 1] are its distinct fingerprints and v[0 .. d - 1]
+ * the rows (base + i) where their runs start.  Returns d.
+ */
+extern size_t simhash_row_bucket_sort(uint64_t *h, uint64_t *k, size_t cnt,
+									  uint64_t *tmp, uint32_t *v, uint32_t *v2,
+									  uint32_t base);
+
+/*
+ * Every bucket of the split rows (h[], k[], off[] as
+ * simhash_row_buckets_split() left them, 2^bits buckets) sorted and their
+ * runs concatenated in place: on return k[] is ordered by fingerprint,
+ * tmp[0 .. m - 1] holds the m distinct fingerprints and v[0 .. m] the run
+ * starts (v[m] = n), as simhash_row_pairs_begin() would give them.  tmp (n
+ * elements), v (n + 1) and v2 (n) are the caller's; h[] is left scratch.
+ * Returns m.
+ */
+extern size_t simhash_row_buckets_sort(uint64_t *h, uint64_t *k, size_t n,
+									   const uint32_t *off, int bits,
+									   uint64_t *tmp, uint32_t *v, uint32_t *v2);
+
+/*
  * Write up to max (>= 1) pairs to out and return how many.  Each call does
  * a bounded amount of work; 0 does not mean the end: see
  * simhash_row_pairs_done().  The order of the pairs and of a and b within a

@@ -397,6 +397,21 @@ extern uint64 dedup_search_drain(SimhashRowPairs *r, SimhashRowPair *pairs,
 /* ---- dedup/parallel.c: the in-memory search in parallel workers ---- */
 
 extern int	simhash_parallel_min_rows;
+
+/*
+ * A phase clock: wall and this thread's CPU time since the last mark.  At
+ * DEBUG1, dedup_phase() logs both for the phase just ended ("simhash phase
+ * <who> <what>: wall W ms, cpu C ms") and restarts the clock; the
+ * parallel jobs mark their phases so that their serial share can be read
+ * from the server log (SET client_min_messages = debug1 shows them).
+ */
+typedef struct DedupClock
+{
+	double		wall;			/* ms */
+	double		cpu;			/* ms */
+} DedupClock;
+extern void dedup_clock_start(DedupClock *c);
+extern void dedup_phase(DedupClock *c, const char *what);
 extern int	simhash_scan_workers(Relation rel, double reltuples, int max_workers);
 extern void dedup_parallel_define_gucs(void);
 

@@ -77,6 +77,7 @@ pairs_job(FunctionCallInfo fcinfo, int id_type_arg, int max_distance_arg,
 	DedupProgress progress;
 	MemoryContext jobcxt,
 				old;
+	DedupClock	clock;
 
 	dedup_input_init(&in, fcinfo, "simhash_pairs", id_type_arg,
 					 max_distance_arg, blocks_arg);
@@ -95,8 +96,11 @@ pairs_job(FunctionCallInfo fcinfo, int id_type_arg, int max_distance_arg,
 	st.tmpcxt = AllocSetContextCreate(jobcxt, "simhash_pairs batch",
 									  ALLOCSET_DEFAULT_SIZES);
 
+	dedup_clock_start(&clock);
 	dedup_read(&in, pairs_row, &st);
+	dedup_phase(&clock, "job: read");
 	dedup_search_run(st.search, in.budget, pairs_emit, &st);
+	dedup_phase(&clock, "job: search");
 
 	dedup_search_free(st.search);
 	if (st.ids)

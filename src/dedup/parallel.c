@@ -9,37 +9,54 @@
  * therefore be searched without the others, and the union of the groups'
  * pairs is exactly the serial result: no pair is found twice, so nothing
  * has to be deduplicated across participants.  The groups are the units
- * of work: the leader launches the workers, sorts the rows once while they
- * start (simhash_row_pairs_begin(): rows by fingerprint, runs of equal
- * fingerprints, the distinct fingerprints) into the dynamic shared memory
- * segment and wakes them (a condition variable); then the leader and the workers
- * take groups one at a time from an atomic counter, largest first (group c
- * has C(m - 1 - c, m - k - 1) tables), each with its own find_all scratch
- * (simhash_row_pairs_attach()).  Pairs of equal fingerprints go with the
- * first unit.  The leader passes its own pairs on at once; each worker
- * writes its pairs to a file of a SharedFileSet, which the leader reads
- * back after the workers have finished.  The result is the same set of
- * pairs as the serial search, in another order; every job's output is
- * independent of that order (pairs are a set, groups are a union-find or
- * a sort).
+ * of work, taken one at a time from an atomic counter, largest first
+ * (group c has C(m - 1 - c, m - k - 1) tables).  Pairs of equal
+ * fingerprints go with the first unit.
  *
- * Workers need no table access: all they read is in the segment.  The
- * ParallelContext machinery (as CREATE INDEX of a btree uses it) gives
- * them the leader's transaction and settings, relays their errors to the
- * leader (CHECK_FOR_INTERRUPTS() in the leader's loops raises them), stops
- * them when the leader's query is cancelled or fails, and frees the
- * segment and the worker files at the end of the transaction in any case.
+ * The rows.  A search needs the rows sorted by fingerprint, their runs of
+ * equal fingerprints and the distinct fingerprints (rowpairs.h), all of
+ * them, in every participant.  The leader holds the rows; it launches the
+ * workers, splits its rows in place by the top bits of their fingerprints
+ * into about n / 2048 buckets (simhash_row_buckets_partition(), one pass,
+ * no second copy) and writes them to a file of a SharedFileSet; each
+ * worker reads that file into its own memory, sorts the buckets one by one
+ * (each in cache) and concatenates their runs (simhash_row_buckets_sort()),
+ * then searches units with its own find_all scratch.  Nothing large is in
+ * the shared memory segment: on the project's virtual machine the first
+ * touch of a 4 kB page costs about 15 us, and each process faults on every
+ * shared page it touches (no huge pages for shared memory), which made the
+ * earlier design (the leader's sort into the segment, the workers reading
+ * it) slower than the serial search; private arrays get transparent huge
+ * pages (dedup_alloc_huge()) and a file is read with read().  The leader
+ * does not search when a worker started: it has the serial parts (the read's
+ * replay, the split, the pairs' replay), and on as many cores as workers a
+ * third searcher only competes with them.  With no worker started it
+ * sorts and searches alone.  The leader passes its own pairs on at once;
+ * each worker writes its pairs to a file, which the leader reads back after
+ * the workers have finished.  The result is the same set of pairs as the
+ * serial search, in another order; every job's output is independent of
+ * that order (pairs are a set, groups are a union-find or a sort).
  *
- * Memory (within maintenance_work_mem, with the leader's rows): the
- * segment holds the sort's work area and a copy of the distinct
- * fingerprints (32 bytes per row, instead of the serial search's 24 bytes
- * of private memory), and every worker allocates 16 bytes per distinct
- * fingerprint.  The number of workers is max_parallel_maintenance_workers,
- * lowered until that fits; with none, the serial path runs unchanged.
- * Only searches of at least simhash.parallel_min_rows rows go parallel:
- * starting workers costs milliseconds.
+ * Workers need no table access.  The ParallelContext machinery (as CREATE
+ * INDEX of a btree uses it) gives them the leader's transaction and
+ * settings, relays their errors to the leader (CHECK_FOR_INTERRUPTS() in
+ * the leader's loops raises them), stops them when the leader's query is
+ * cancelled or fails, and frees the segment and the files at the end of the
+ * transaction in any case.
+ *
+ * Memory (within maintenance_work_mem): the leader's rows (16 bytes a row,
+ * and 32 more should it search alone) and, for every worker, its copy of
+ * the rows, runs and find_all scratch (40 bytes a row).  The number of
+ * workers is max_parallel_maintenance_workers, lowered until that fits;
+ * with none, the serial path runs unchanged.  Only searches of at least
+ * simhash.parallel_min_rows rows go parallel: starting workers costs
+ * milliseconds.  The phases of the leader and the workers (wall and CPU
+ * time) are logged at DEBUG1 (dedup_phase()).
  */
 #include "dedup.h"
+
+#include <sys/mman.h>
+#include <time.h>
 
 #include "access/parallel.h"
 #include "access/xact.h"
@@ -58,8 +75,7 @@
 
 /* shm_toc keys */
 #define DEDUP_KEY_SHARED	UINT64CONST(0x5348440000000001)
-#define DEDUP_KEY_WORK		UINT64CONST(0x5348440000000002)
-#define DEDUP_KEY_UNIQ		UINT64CONST(0x5348440000000003)
+#define DEDUP_KEY_OFF		UINT64CONST(0x5348440000000002)
 
 int			simhash_parallel_min_rows = INT_MAX;	/* off: opt in per job */
 
@@ -68,27 +84,141 @@ typedef struct DedupParallelShared
 {
 	SimhashBlocks blocks;
 	uint64		n;				/* rows */
-	uint64		m;				/* distinct fingerprints */
 	bool		exact;			/* the first unit pairs equal fingerprints */
 	int			nunits;
 	int			unit_lo[64];	/* unit u: tables unit_lo[u] .. unit_hi[u] - 1 */
 	int			unit_hi[64];
-	pg_atomic_uint32 next_unit;
-	slock_t		mutex;			/* protects sorted */
-	bool		sorted;			/* the leader's sort is in the segment */
-	ConditionVariable sorted_cv;	/* broadcast when sorted is set */
-	SharedFileSet fileset;		/* the workers' pairs */
+	int			bucket_bits;	/* the split: 2^bucket_bits buckets */
+	pg_atomic_uint32 split;		/* 1: the split rows are in their file */
+	pg_atomic_uint32 next_unit; /* the next unit to search */
+	ConditionVariable split_cv; /* broadcast when split is set */
+	SharedFileSet fileset;		/* the split rows; the workers' pairs */
 } DedupParallelShared;
 
-/* What a participant reads: pointers into the segment (or the leader's) */
+/*
+ * A participant's rows, private (huge pages): the split rows h[], k[]
+ * (n each), sorted in place; the distinct fingerprints uniq[] (n) and run
+ * starts start[] (n + 1); a sort scratch (n); then find_all's two arrays.
+ */
 typedef struct DedupParallelRows
 {
-	const uint64 *keys;			/* row keys, by fingerprint */
-	const uint64 *uniq;			/* distinct fingerprints */
-	const uint32 *start;		/* runs of equal fingerprints */
+	uint64	   *h;
+	uint64	   *k;
+	uint64	   *uniq;
+	uint32	   *start;
+	uint32	   *v2;
+	uint64		m;
 } DedupParallelRows;
 
+/* private bytes of a participant's rows beyond find_all's second array */
+#define ROWS_BYTES(n) ((double) (n) * (3 * sizeof(uint64) + 2 * sizeof(uint32)))
+
+/* buckets for n rows: about 2048 rows each (a sort in cache), 16 .. 65536 */
+static int
+bucket_bits_for(uint64 n)
+{
+	int			bits = 4;
+
+	while (bits < 16 && (n >> (bits + 11)) > 0)
+		bits++;
+	return bits;
+}
+
+/*
+ * dedup_alloc_huge() with the pages faulted in at once (Linux 5.14's
+ * MADV_POPULATE_WRITE; elsewhere nothing more): a worker writes all of
+ * these arrays, and where huge pages cannot be had one fault per 4kB page
+ * cost about 15 us on the project's virtual machine, several times what
+ * populating costs (a worker's read of the rows: 50-78 ms CPU per 2M rows
+ * before, 18-26 after).
+ */
+static void *
+alloc_populated(Size size)
+{
+	void	   *p = dedup_alloc_huge(CurrentMemoryContext, size);
+
+#ifdef MADV_POPULATE_WRITE
+	uintptr_t	lo = TYPEALIGN(4096, (uintptr_t) p),
+				hi = TYPEALIGN_DOWN(4096, (uintptr_t) p + size);
+
+	if (hi > lo)
+		(void) madvise((void *) lo, hi - lo, MADV_POPULATE_WRITE);
+#endif
+	return p;
+}
+
+/* allocate a participant's split rows (h[], k[]) for n rows */
+static void
+rows_alloc(DedupParallelRows *rows, uint64 n)
+{
+	memset(rows, 0, sizeof(*rows));
+	rows->h = alloc_populated(Max(n, 1) * sizeof(uint64));
+	rows->k = alloc_populated(Max(n, 1) * sizeof(uint64));
+}
+
+static void
+rows_free(DedupParallelRows *rows)
+{
+	pfree(rows->h);
+	pfree(rows->k);
+	if (rows->uniq)
+		pfree(rows->uniq);
+	if (rows->start)
+		pfree(rows->start);
+}
+
+/*
+ * Sort the split rows and find their runs (every searching participant
+ * does it, in private memory: see the header).
+ */
+static void
+rows_sort(DedupParallelRows *rows, DedupParallelShared *sh, const uint32 *off)
+{
+	uint64		n = sh->n;
+
+	rows->uniq = alloc_populated(Max(n, 1) * sizeof(uint64));
+	rows->start = alloc_populated((n + 1) * sizeof(uint32));
+	rows->v2 = alloc_populated(Max(n, 1) * sizeof(uint32));
+	rows->m = simhash_row_buckets_sort(rows->h, rows->k, n, off, sh->bucket_bits,
+									   rows->uniq, rows->start, rows->v2);
+	pfree(rows->v2);
+	rows->v2 = NULL;
+}
+
 PGDLLEXPORT void dedup_parallel_main(dsm_segment *seg, shm_toc *toc);
+
+/* the wall and thread CPU clocks in ms */
+static void
+clock_now(DedupClock *c)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	c->wall = ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	c->cpu = ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+}
+
+void
+dedup_clock_start(DedupClock *c)
+{
+	if (message_level_is_interesting(DEBUG1))
+		clock_now(c);
+}
+
+void
+dedup_phase(DedupClock *c, const char *what)
+{
+	DedupClock	now;
+
+	if (!message_level_is_interesting(DEBUG1))
+		return;
+	clock_now(&now);
+	elog(DEBUG1, "simhash phase %s %s: wall %.1f ms, cpu %.1f ms",
+		 IsParallelWorker() ? "worker" : "leader", what,
+		 now.wall - c->wall, now.cpu - c->cpu);
+	*c = now;
+}
 
 /* Called from simhash_dedup_init(): the parallel search's setting */
 void
@@ -101,13 +231,6 @@ dedup_parallel_define_gucs(void)
 							INT_MAX, 0, INT_MAX,
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
-}
-
-/* the sort's work area: row keys at 0, runs at 2n (as rowpairs.c lays it) */
-static inline const uint32 *
-work_start(const void *work, uint64 n)
-{
-	return (const uint32 *) ((const uint64 *) work + 2 * n);
 }
 
 /*
@@ -129,8 +252,8 @@ participate(DedupParallelShared *sh, const DedupParallelRows *rows,
 
 		if (u >= (uint32) sh->nunits)
 			break;
-		simhash_row_pairs_attach(r, &sh->blocks, rows->keys, rows->uniq,
-								 rows->start, sh->n, sh->m, fa_keys, fa_tmp,
+		simhash_row_pairs_attach(r, &sh->blocks, rows->k, rows->uniq,
+								 rows->start, sh->n, rows->m, fa_keys, fa_tmp,
 								 sh->unit_lo[u], sh->unit_hi[u],
 								 sh->exact && u == 0);
 		npairs += dedup_search_drain(r, pairs, fn, arg);
@@ -154,46 +277,53 @@ worker_emit(void *arg, const SimhashRowPair *pairs, size_t n)
 	BufFileWrite((BufFile *) arg, (void *) pairs, n * sizeof(SimhashRowPair));
 }
 
+/* the file of the split rows */
+#define ROWS_FILE "simhash_rows"
+
 /* The entry point of a worker (by name, through the ParallelContext) */
 void
 dedup_parallel_main(dsm_segment *seg, shm_toc *toc)
 {
 	DedupParallelShared *sh = shm_toc_lookup(toc, DEDUP_KEY_SHARED, false);
-	void	   *work = shm_toc_lookup(toc, DEDUP_KEY_WORK, false);
+	const uint32 *off = shm_toc_lookup(toc, DEDUP_KEY_OFF, false);
 	DedupParallelRows rows;
 	char		name[MAXPGPATH];
 	BufFile    *file;
-	uint64	   *fa_keys,
-			   *fa_tmp;
+	uint64	   *fa_tmp;
+	DedupClock	clock;
 
 	SharedFileSetAttach(&sh->fileset, seg);
+	dedup_clock_start(&clock);
+	rows_alloc(&rows, sh->n);
+
+	/* the workers start while the leader splits the rows: wait for them */
+	ConditionVariablePrepareToSleep(&sh->split_cv);
+	while (pg_atomic_read_u32(&sh->split) == 0)
+		ConditionVariableSleep(&sh->split_cv, PG_WAIT_EXTENSION);
+	ConditionVariableCancelSleep();
+	pg_memory_barrier();
+	dedup_phase(&clock, "search: wait for the split");
+
+	/* a private copy of the split rows, by read(): no shared page is mapped */
+	file = BufFileOpenFileSet(&sh->fileset.fs, ROWS_FILE, O_RDONLY, false);
+	if (BufFileRead(file, rows.h, sh->n * sizeof(uint64)) != sh->n * sizeof(uint64) ||
+		BufFileRead(file, rows.k, sh->n * sizeof(uint64)) != sh->n * sizeof(uint64))
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read a temporary file of simhash rows")));
+	BufFileClose(file);
+	dedup_phase(&clock, "search: read the rows");
+	rows_sort(&rows, sh, off);
+	dedup_phase(&clock, "search: sort");
+
 	worker_file_name(name, sizeof(name), ParallelWorkerNumber);
 	file = BufFileCreateFileSet(&sh->fileset.fs, name);
-
-	/* the workers start while the leader sorts: wait for the sort */
-	ConditionVariablePrepareToSleep(&sh->sorted_cv);
-	for (;;)
-	{
-		bool		sorted;
-
-		SpinLockAcquire(&sh->mutex);
-		sorted = sh->sorted;
-		SpinLockRelease(&sh->mutex);
-		if (sorted)
-			break;
-		ConditionVariableSleep(&sh->sorted_cv, PG_WAIT_EXTENSION);
-	}
-	ConditionVariableCancelSleep();
-
-	rows.keys = (const uint64 *) work;
-	rows.start = work_start(work, sh->n);
-	rows.uniq = shm_toc_lookup(toc, DEDUP_KEY_UNIQ, false);
-	fa_keys = MemoryContextAllocHuge(CurrentMemoryContext, Max(sh->m, 1) * sizeof(uint64));
-	fa_tmp = MemoryContextAllocHuge(CurrentMemoryContext, Max(sh->m, 1) * sizeof(uint64));
-	participate(sh, &rows, fa_keys, fa_tmp, worker_emit, file);
+	fa_tmp = dedup_alloc_huge(CurrentMemoryContext, Max(rows.m, 1) * sizeof(uint64));
+	participate(sh, &rows, rows.h, fa_tmp, worker_emit, file);
 	BufFileClose(file);
-	pfree(fa_keys);
+	dedup_phase(&clock, "search: search");
 	pfree(fa_tmp);
+	rows_free(&rows);
 }
 
 /* Pass the pairs of worker i's file on to fn; returns their number. */
@@ -252,17 +382,23 @@ plan_units(const SimhashBlocks *b, int lo, int hi, int *unit_lo, int *unit_hi)
 	return nunits;
 }
 
-/* Workers for a search of n rows in units within budget bytes; 0: serial. */
+/*
+ * Workers for a search of n rows in units within budget bytes; 0: serial.
+ * The leader holds its rows (16 bytes each, split in place) and, should no
+ * worker start, the runs and find_all's arrays (32); every worker its own
+ * sorted copy of the rows with find_all's arrays (40).
+ */
 static int
 plan_workers(size_t n, int nunits, Size budget)
 {
 	int			nworkers = Min(max_parallel_maintenance_workers, nunits - 1);
-	double		base = (double) n * (DEDUP_ROW_BYTES + 8);
+	double		each = ROWS_BYTES(n) + (double) n * sizeof(uint64);
+	double		base = (double) n * (2 * sizeof(uint64) + 32);
 
 	if (IsParallelWorker() || n < (size_t) Max(simhash_parallel_min_rows, 2) ||
 		n >= (size_t) PG_UINT32_MAX)
 		return 0;
-	while (nworkers > 0 && base + 16.0 * n * nworkers > (double) budget)
+	while (nworkers > 0 && base + each * nworkers > (double) budget)
 		nworkers--;
 	return Max(nworkers, 0);
 }
@@ -277,22 +413,25 @@ dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
 				unit_hi[64];
 	int			nunits = plan_units(b, lo, hi, unit_lo, unit_hi);
 	int			nworkers = plan_workers(n, nunits, budget);
+	int			bits = bucket_bits_for(n);
+	Size		off_size = ((Size) (1 << bits) + 1) * sizeof(uint32);
 	ParallelContext *pcxt;
 	DedupParallelShared *sh;
 	DedupParallelRows rows;
-	SimhashRowPairs *r;
-	void	   *work;
-	uint64	   *uniq;
+	uint32	   *off,
+			   *next;
+	BufFile    *file;
+	DedupClock	clock;
 
 	if (nworkers <= 0)
 		return false;
+	dedup_clock_start(&clock);
 
 	EnterParallelMode();
 	pcxt = CreateParallelContext("simhash", "dedup_parallel_main", nworkers);
 	shm_toc_estimate_chunk(&pcxt->estimator, sizeof(DedupParallelShared));
-	shm_toc_estimate_chunk(&pcxt->estimator, SIMHASH_ROW_PAIRS_WORK(n));
-	shm_toc_estimate_chunk(&pcxt->estimator, n * sizeof(uint64));
-	shm_toc_estimate_keys(&pcxt->estimator, 3);
+	shm_toc_estimate_chunk(&pcxt->estimator, off_size);
+	shm_toc_estimate_keys(&pcxt->estimator, 2);
 	InitializeParallelDSM(pcxt);
 	if (pcxt->seg == NULL)
 	{
@@ -310,45 +449,69 @@ dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
 	sh->nunits = nunits;
 	memcpy(sh->unit_lo, unit_lo, sizeof(unit_lo));
 	memcpy(sh->unit_hi, unit_hi, sizeof(unit_hi));
+	sh->bucket_bits = bits;
+	pg_atomic_init_u32(&sh->split, 0);
 	pg_atomic_init_u32(&sh->next_unit, 0);
-	SpinLockInit(&sh->mutex);
-	ConditionVariableInit(&sh->sorted_cv);
+	ConditionVariableInit(&sh->split_cv);
 	SharedFileSetInit(&sh->fileset, pcxt->seg);
-	work = shm_toc_allocate(pcxt->toc, SIMHASH_ROW_PAIRS_WORK(n));
-	uniq = shm_toc_allocate(pcxt->toc, n * sizeof(uint64));
+	off = shm_toc_allocate(pcxt->toc, off_size);
 	shm_toc_insert(pcxt->toc, DEDUP_KEY_SHARED, sh);
-	shm_toc_insert(pcxt->toc, DEDUP_KEY_WORK, work);
-	shm_toc_insert(pcxt->toc, DEDUP_KEY_UNIQ, uniq);
+	shm_toc_insert(pcxt->toc, DEDUP_KEY_OFF, off);
 
 	/*
-	 * The workers start (which takes a while) during the sort, once, into
-	 * the segment; then the distinct values go beside it.
+	 * The workers start (which takes a while) during the split, the one
+	 * serial pass over the rows, done in place (fresh memory is costly: a
+	 * page fault per page); the split rows go to a file the workers read
+	 * into their own memory.
 	 */
 	LaunchParallelWorkers(pcxt);
-	r = palloc(sizeof(SimhashRowPairs));
-	simhash_row_pairs_begin(r, b, hash, key, n, work, lo, hi, exact);
-	memcpy(uniq, r->uniq, r->m * sizeof(uint64));
-	SpinLockAcquire(&sh->mutex);
-	sh->m = r->m;
-	sh->sorted = true;
-	SpinLockRelease(&sh->mutex);
-	ConditionVariableBroadcast(&sh->sorted_cv);
-	pfree(r);
+	dedup_phase(&clock, "search: launch");
+	next = palloc(sizeof(uint32) << bits);
+	simhash_row_buckets_partition(hash, key, n, bits, off, next);
+	pfree(next);
+	dedup_phase(&clock, "search: split");
+	if (pcxt->nworkers_launched > 0)
+	{
+		file = BufFileCreateFileSet(&sh->fileset.fs, ROWS_FILE);
+		BufFileWrite(file, hash, n * sizeof(uint64));
+		BufFileWrite(file, key, n * sizeof(uint64));
+		BufFileClose(file);
+	}
+	pg_atomic_fetch_add_u32(&sh->split, 1);	/* a full barrier */
+	ConditionVariableBroadcast(&sh->split_cv);
+	dedup_phase(&clock, "search: write the rows");
 	dedup_progress(progress, "searching %zu rows in %d table groups, parallel workers: %d",
 				   n, nunits, pcxt->nworkers_launched);
 
 	/*
-	 * The leader's share: its find_all scratch is what the sort left free
-	 * (the work area's second array, and hash[]).
+	 * The leader searches only if no worker started: the workers each sort
+	 * the rows again, and a leader that did too would only compete with
+	 * them for the cores (it has the serial parts: the split, the replays).
 	 */
-	rows.keys = (const uint64 *) work;
-	rows.start = work_start(work, n);
-	rows.uniq = uniq;
-	*npairs += participate(sh, &rows, (uint64 *) work + n, hash, fn, arg);
+	if (pcxt->nworkers_launched == 0)
+	{
+		uint64	   *fa_keys,
+				   *fa_tmp;
+
+		rows.h = hash;
+		rows.k = key;
+		rows_sort(&rows, sh, off);
+		dedup_phase(&clock, "search: sort");
+		fa_keys = dedup_alloc_huge(CurrentMemoryContext, Max(rows.m, 1) * sizeof(uint64));
+		fa_tmp = dedup_alloc_huge(CurrentMemoryContext, Max(rows.m, 1) * sizeof(uint64));
+		*npairs += participate(sh, &rows, fa_keys, fa_tmp, fn, arg);
+		dedup_phase(&clock, "search: search");
+		pfree(fa_keys);
+		pfree(fa_tmp);
+		pfree(rows.uniq);
+		pfree(rows.start);
+	}
 
 	WaitForParallelWorkersToFinish(pcxt);
+	dedup_phase(&clock, "search: wait for the workers");
 	for (int i = 0; i < pcxt->nworkers_launched; i++)
 		*npairs += read_worker_pairs(sh, i, fn, arg);
+	dedup_phase(&clock, "search: replay the workers' pairs");
 
 	DestroyParallelContext(pcxt);
 	ExitParallelMode();

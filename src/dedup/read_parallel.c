@@ -210,15 +210,18 @@ dedup_read_parallel_main(dsm_segment *seg, shm_toc *toc)
 	ReadSink   *sink = palloc0(sizeof(ReadSink));
 	char		name[MAXPGPATH];
 	Relation	rel;
+	DedupClock	clock;
 
 	/* the leader holds AccessShareLock: the lock group grants it here */
 	rel = table_open(sh->relid, AccessShareLock);
 	SharedFileSetAttach(&sh->fileset, seg);
 	worker_file_name(name, sizeof(name), ParallelWorkerNumber);
 	sink->file = BufFileCreateFileSet(&sh->fileset.fs, name);
+	dedup_clock_start(&clock);
 	scan_share(sh, rel, pscan, sink);
 	sink_flush(sink);
 	BufFileClose(sink->file);
+	dedup_phase(&clock, "read: scan");
 	table_close(rel, AccessShareLock);
 	pfree(sink);
 }
@@ -312,6 +315,7 @@ dedup_read_parallel(DedupInput *in, DedupRowFn fn, void *arg, uint64 *nrows,
 	DedupReadShared *sh;
 	ParallelTableScanDesc pscan;
 	ReadSink   *sink;
+	DedupClock	clock;
 
 	/* the lock taken by dedup_input_init_columns() */
 	rel = table_open(in->relid, NoLock);
@@ -322,6 +326,7 @@ dedup_read_parallel(DedupInput *in, DedupRowFn fn, void *arg, uint64 *nrows,
 		return false;
 	}
 
+	dedup_clock_start(&clock);
 	snapshot = GetActiveSnapshot();
 	EnterParallelMode();
 	pcxt = CreateParallelContext("simhash", "dedup_read_parallel_main", nworkers);
@@ -367,11 +372,15 @@ dedup_read_parallel(DedupInput *in, DedupRowFn fn, void *arg, uint64 *nrows,
 	sink->progress = progress;
 	sink->rowcxt = AllocSetContextCreate(CurrentMemoryContext, "simhash dedup row",
 										 ALLOCSET_DEFAULT_SIZES);
+	dedup_phase(&clock, "read: launch");
 	if (parallel_leader_participation || pcxt->nworkers_launched == 0)
 		scan_share(sh, rel, pscan, sink);
+	dedup_phase(&clock, "read: scan");
 	WaitForParallelWorkersToFinish(pcxt);
+	dedup_phase(&clock, "read: wait for the workers");
 	for (int i = 0; i < pcxt->nworkers_launched; i++)
 		read_worker_rows(sh, i, sink);
+	dedup_phase(&clock, "read: replay the workers' rows");
 
 	DestroyParallelContext(pcxt);
 	ExitParallelMode();

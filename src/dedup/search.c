@@ -289,6 +289,7 @@ search_memory(DedupSearch *s, uint64 *hash, uint64 *key, size_t n,
 	SimhashRowPairs *r;
 	SimhashRowPair *pairs;
 	void	   *work;
+	DedupClock	clock;
 
 	if (n < 2)
 		return;
@@ -299,11 +300,14 @@ search_memory(DedupSearch *s, uint64 *hash, uint64 *key, size_t n,
 	if (dedup_parallel_search(s->b, hash, key, n, lo, hi, exact, budget, fn, arg,
 							  &s->npairs, s->progress))
 		return;
+	dedup_clock_start(&clock);
 	r = palloc(sizeof(SimhashRowPairs));
 	pairs = palloc(sizeof(SimhashRowPair) * DEDUP_PAIR_BATCH);
 	work = dedup_alloc_huge(CurrentMemoryContext, SIMHASH_ROW_PAIRS_WORK(n));
 	simhash_row_pairs_begin(r, s->b, hash, key, n, work, lo, hi, exact);
+	dedup_phase(&clock, "search: sort");
 	s->npairs += dedup_search_drain(r, pairs, fn, arg);
+	dedup_phase(&clock, "search: search");
 	pfree(work);
 	pfree(pairs);
 	pfree(r);

@@ -12,6 +12,7 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes qw(usleep);
 
 my $node = PostgreSQL::Test::Cluster->new('dedup_parallel');
 $node->init;
@@ -46,14 +47,29 @@ sub start_job
 	my $pid = $s->query_safe(($kill ? 'SET parallel_leader_participation = off; ' : '')
 		. 'SELECT pg_backend_pid();');
 	chomp $pid;
+	# polled from one session opened before the job: a new psql per attempt
+	# (as poll_query_until does) takes seconds on a loaded machine, and a
+	# session's start half a second, long enough for a short job's workers
+	# to come and go unseen
+	my $poller = $node->background_psql('postgres');
 	$s->query_until(qr/started/, "\\echo started\n$sql;\n");
 	my $what = $kill ? 'count(pg_terminate_backend(pid))' : 'count(*)';
-	$node->poll_query_until('postgres', qq{
-		SELECT $what > 0 FROM (
-			SELECT pid FROM pg_stat_activity
-			WHERE backend_type = 'parallel worker' AND leader_pid = $pid
-			LIMIT 1) w
-	}) or die "$name: the job's parallel workers never ran";
+	my $seen = 0;
+	# within the session's own timeout, so that the failure says why
+	my $deadline = time() + $PostgreSQL::Test::Utils::timeout_default / 2;
+	while (time() < $deadline)
+	{
+		$seen = $poller->query_safe(qq{
+			SELECT $what > 0 FROM (
+				SELECT pid FROM pg_stat_activity
+				WHERE backend_type = 'parallel worker' AND leader_pid = $pid
+				LIMIT 1) w;
+		}) eq 't';
+		last if $seen;
+		usleep(50_000);
+	}
+	$poller->quit;
+	$seen or die "$name: the job's parallel workers never ran";
 	return ($s, $pid);
 }
 
@@ -130,8 +146,8 @@ $s->quit;
 
 # 4. CREATE INDEX with its tables' trees built and written by workers
 # (70 tables; the table's parallel_workers = 0 keeps its heap scan serial,
-# so these are the only workers): a worker is terminated as soon as it is
-# seen (the workers build fast: a kill in a later query could come after
+# so these are the only workers): a worker is terminated by the poll that
+# sees it (the workers build fast: a kill in a later query could come after
 # them), then the build is cancelled; no index is left, and a build
 # afterwards works
 $node->safe_psql('postgres', 'ALTER TABLE t SET (parallel_workers = 0)');

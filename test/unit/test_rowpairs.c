@@ -142,6 +142,115 @@ search_shared(const SimhashBlocks *b, const uint64_t *h, const uint64_t *key,
 	return np;
 }
 
+static int
+cmp_u64(const void *pa, const void *pb)
+{
+	uint64_t	x = *(const uint64_t *) pa,
+				y = *(const uint64_t *) pb;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The parallel jobs' bucketed preparation (split, each bucket sorted alone
+ * in any order, runs concatenated) must give exactly begin()'s arrays.
+ */
+static void
+check_buckets(const char *name, const uint64_t *h, const uint64_t *key, size_t n)
+{
+	static const int bits_list[] = {1, 3, 8, 12};
+
+	for (size_t t = 0; t < sizeof(bits_list) / sizeof(bits_list[0]); t++)
+	{
+		int			bits = bits_list[t];
+		size_t		nb = (size_t) 1 << bits;
+		uint64_t   *hc = malloc((n + 1) * 8),
+				   *kc = malloc((n + 1) * 8),
+				   *H = malloc((n + 1) * 8),
+				   *K = malloc((n + 1) * 8),
+				   *T = malloc((n + 1) * 8),
+				   *U = malloc((n + 1) * 8);
+		uint32_t   *V = malloc((n + 1) * 4),
+				   *V2 = malloc((n + 1) * 4),
+				   *S = malloc((n + 1) * 4),
+				   *off = malloc((nb + 1) * 4),
+				   *d = malloc(nb * 4);
+		void	   *work = malloc(SIMHASH_ROW_PAIRS_WORK(n));
+		SimhashRowPairs *r0 = malloc(sizeof(SimhashRowPairs));
+		SimhashBlocks b;
+		size_t		m = 0;
+		bool		same;
+
+		simhash_blocks_init(&b, 4, 3);
+		memcpy(hc, h, n * 8);
+		memcpy(kc, key, n * 8);
+		simhash_row_buckets_split(hc, kc, n, bits, H, K, off);
+		CHECK(off[0] == 0 && off[nb] == n, "%s bits %d: split covers the rows", name, bits);
+		/* buckets in reverse order: the order must not matter */
+		for (size_t bk = nb; bk-- > 0;)
+			d[bk] = simhash_row_bucket_sort(H + off[bk], K + off[bk], off[bk + 1] - off[bk],
+											T + off[bk], V + off[bk], V2 + off[bk], off[bk]);
+		for (size_t bk = 0; bk < nb; bk++)
+		{
+			memcpy(U + m, T + off[bk], d[bk] * 8);
+			memcpy(S + m, V + off[bk], d[bk] * 4);
+			m += d[bk];
+		}
+		S[m] = (uint32_t) n;
+
+		simhash_row_pairs_begin(r0, &b, hc, kc, n, work, 0, b.ntables, true);
+		same = r0->m == m &&
+			memcmp(r0->keys, K, n * 8) == 0 &&
+			memcmp(r0->uniq, U, m * 8) == 0 &&
+			memcmp(r0->start, S, (m + 1) * 4) == 0;
+		CHECK(same, "%s bits %d: bucketed sort equals begin() (m %zu vs %zu)",
+			  name, bits, m, r0->m);
+
+		/* all buckets at once, runs concatenated in place (begin() reordered kc) */
+		simhash_row_buckets_split(h, key, n, bits, H, K, off);
+		m = simhash_row_buckets_sort(H, K, n, off, bits, T, V, V2);
+		same = r0->m == m &&
+			memcmp(r0->keys, K, n * 8) == 0 &&
+			memcmp(r0->uniq, T, m * 8) == 0 &&
+			memcmp(r0->start, V, (m + 1) * 4) == 0;
+		CHECK(same, "%s bits %d: simhash_row_buckets_sort equals begin() (m %zu vs %zu)",
+			  name, bits, m, r0->m);
+
+		/*
+		 * In place (not stable): the same runs; each run's keys the same
+		 * set, so sorted within runs they are equal.
+		 */
+		memcpy(H, h, n * 8);
+		memcpy(K, key, n * 8);
+		simhash_row_buckets_partition(H, K, n, bits, off, d);
+		m = simhash_row_buckets_sort(H, K, n, off, bits, T, V, V2);
+		for (size_t r = 0; r < m; r++)
+		{
+			qsort(K + V[r], V[r + 1] - V[r], 8, cmp_u64);
+			qsort((uint64_t *) r0->keys + r0->start[r], r0->start[r + 1] - r0->start[r], 8, cmp_u64);
+		}
+		same = r0->m == m &&
+			memcmp(r0->keys, K, n * 8) == 0 &&
+			memcmp(r0->uniq, T, m * 8) == 0 &&
+			memcmp(r0->start, V, (m + 1) * 4) == 0;
+		CHECK(same, "%s bits %d: in-place partition and sort give begin()'s runs (m %zu vs %zu)",
+			  name, bits, m, r0->m);
+		free(hc);
+		free(kc);
+		free(H);
+		free(K);
+		free(T);
+		free(U);
+		free(V);
+		free(V2);
+		free(S);
+		free(off);
+		free(d);
+		free(work);
+		free(r0);
+	}
+}
+
 static void
 compare(const char *what, SimhashRowPair *got, size_t ngot,
 		SimhashRowPair *want, size_t nwant)
@@ -249,11 +358,13 @@ main(void)
 			h[i] = next();
 	}
 	check_rows("planted", h, key, n);
+	check_buckets("planted", h, key, n);
 
 	/* all identical */
 	for (size_t i = 0; i < 60; i++)
 		h[i] = UINT64_C(0xDEADBEEF00112233);
 	check_rows("identical", h, key, 60);
+	check_buckets("identical", h, key, 60);
 
 	/* a chain: each one bit from the previous, so the ends are far apart */
 	h[0] = next();
