@@ -168,7 +168,9 @@
  * only grow).  Flushes, merges and VACUUM's changes are serialised by a
  * heavyweight lock on the metapage's block number.  Every change is
  * WAL-logged with generic WAL records, except an append to a pending
- * lane's tail page (below), logged as a full-page image.  CREATE INDEX logs
+ * lane's tail page (below), and each page a flush or merge writes whole
+ * (a run's pages) or frees, logged as a full-page image (core XLOG_FPI
+ * records, simhash_write_page_image()).  CREATE INDEX logs
  * its new pages as full images (log_newpage_range() at its end; a parallel
  * build's trees with log_newpages() from the participant that wrote them
  * past the buffers, the file fsynced before the commit, build_parallel.c).
@@ -426,6 +428,7 @@ typedef struct SimhashOptions
 
 /* ---- pages.c: page initialisation, the page-access helper, metapage ---- */
 extern void simhash_init_page(Page page, uint16 kind, uint64 generation);
+extern void simhash_write_page_image(Relation index, Buffer buffer, Page image);
 extern Buffer simhash_new_buffer(Relation index);
 extern Buffer simhash_lock_block(Relation index, BlockNumber blkno, int mode,
 								 BufferAccessStrategy strategy);

@@ -72,13 +72,8 @@ void
 simhash_free_page(Relation index, BlockNumber blkno, BufferAccessStrategy strategy)
 {
 	Buffer		buffer = simhash_lock_block(index, blkno, BUFFER_LOCK_EXCLUSIVE, strategy);
-	GenericXLogState *state;
-	Page		page;
 
-	state = GenericXLogStart(index);
-	page = GenericXLogRegisterBuffer(state, buffer, GENERIC_XLOG_FULL_IMAGE);
-	simhash_init_page(page, SIMHASH_FREE, 0);
-	GenericXLogFinish(state);
+	simhash_write_page_image(index, buffer, NULL);
 	UnlockReleaseBuffer(buffer);
 	RecordFreeIndexPage(index, blkno);
 }

@@ -110,13 +110,7 @@ void
 simhash_finish_page(SimhashRunWriter *w, Buffer buffer, Page image)
 {
 	if (w->mode == SIMHASH_WRITE_LOGGED)
-	{
-		GenericXLogState *state = GenericXLogStart(w->index);
-		Page		page = GenericXLogRegisterBuffer(state, buffer, GENERIC_XLOG_FULL_IMAGE);
-
-		memcpy(page, image, BLCKSZ);
-		GenericXLogFinish(state);
-	}
+		simhash_write_page_image(w->index, buffer, image);
 	else
 	{
 		memcpy(BufferGetPage(buffer), image, BLCKSZ);
