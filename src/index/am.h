@@ -439,7 +439,7 @@ extern Buffer simhash_read_page(Relation index, BlockNumber blkno, int mode,
 								uint16 kind, uint64 generation, int flags,
 								BufferAccessStrategy strategy);
 extern bool simhash_block_exists(Relation index, BlockNumber blkno);
-extern void **simhash_inner_cache_slot(Relation index);
+extern uint64 simhash_cache_token(Relation index);
 extern void simhash_chain_step(Relation index, BlockNumber *steps, BlockNumber blkno);
 
 /* a walk along a chain of pages (the leaves of a tree, or a list) */
