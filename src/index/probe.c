@@ -225,7 +225,16 @@ inner_cache(Relation index)
 		cxt = AllocSetContextCreate(CacheMemoryContext, "simhash inner pages",
 									ALLOCSET_SMALL_SIZES);
 		MemoryContextCopyAndSetIdentifier(cxt, RelationGetRelationName(index));
-		e->cache = MemoryContextAllocZero(cxt, sizeof(InnerCache));
+		e->cache = MemoryContextAllocExtended(cxt, sizeof(InnerCache),
+											  MCXT_ALLOC_ZERO | MCXT_ALLOC_NO_OOM);
+		if (e->cache == NULL)
+		{
+			/* not the context: nothing would free it */
+			MemoryContextDelete(cxt);
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("out of memory")));
+		}
 		e->cache->cxt = cxt;
 		e->relid = relid;
 		e->token = token;
