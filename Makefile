@@ -35,6 +35,8 @@ REGRESS += index_churn
 REGRESS += index_probe
 # issue #13: appends to the pending lanes of logged, unlogged and temporary tables
 REGRESS += index_lanes
+# issue #13: the copies of inner pages do not leak when an open index is reloaded
+REGRESS += index_cache
 REGRESS_OPTS = --inputdir=. --outputdir=$(or $(REGRESS_OUTDIR),.)
 
 # xxHash comes from Debian's libxxhash-dev, used header-only (inlined).

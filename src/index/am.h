@@ -54,7 +54,9 @@
  * page of the previous one whose key range holds the prefix (the path is
  * kept pinned), and the last leaf is kept pinned and locked again when the
  * next prefix starts in it (probe.c).  Inner pages are read from copies each
- * backend keeps in the index's relcache entry, keyed by (block, generation)
+ * backend keeps per index (a registry of at most 32 indexes, each in its
+ * own memory context, dropped when the index's relcache entry is
+ * invalidated: simhash_cache_token()), keyed by (block, generation)
  * (a live run never changes them; the leaves are still read and checked,
  * and a metapage whose next generation went down drops them), so a
  * radius-3 lookup at the default reads the metapage, the run header and
@@ -442,7 +444,7 @@ extern Buffer simhash_read_page(Relation index, BlockNumber blkno, int mode,
 								uint16 kind, uint64 generation, int flags,
 								BufferAccessStrategy strategy);
 extern bool simhash_block_exists(Relation index, BlockNumber blkno);
-extern void **simhash_inner_cache_slot(Relation index);
+extern uint64 simhash_cache_token(Relation index);
 extern void simhash_chain_step(Relation index, BlockNumber *steps, BlockNumber blkno);
 
 /* a walk along a chain of pages (the leaves of a tree, or a list) */

@@ -161,8 +161,11 @@ typedef struct SimhashCache
 {
 	BlockNumber nblocks;
 	int			ntables;
-	void	   *inner;			/* probe.c's copies of inner pages */
+	uint64		token;			/* this entry's name for probe.c's copies, 0 = none yet */
 } SimhashCache;
+
+/* the last token handed out by simhash_cache_token() in this backend */
+static uint64 last_token = 0;
 
 static SimhashCache *
 index_cache(Relation index)
@@ -173,14 +176,21 @@ index_cache(Relation index)
 }
 
 /*
- * Where probe.c keeps its copies of inner pages for this index: in the
- * relcache entry (rd_amcache, freed with it on every invalidation, as when
- * REINDEX or TRUNCATE gives the index new storage).
+ * This backend's name for the index's current relcache entry, for probe.c's
+ * copies of inner pages (kept outside the entry: the relcache frees only
+ * rd_amcache when it reloads an open index, so anything rd_amcache pointed
+ * to would leak): a new one whenever rd_amcache is new, that is after every
+ * invalidation of the index (REINDEX, TRUNCATE, VACUUM or ANALYZE updating
+ * its pg_class row), so the copies of an earlier one are never used.
  */
-void	  **
-simhash_inner_cache_slot(Relation index)
+uint64
+simhash_cache_token(Relation index)
 {
-	return &index_cache(index)->inner;
+	SimhashCache *cache = index_cache(index);
+
+	if (cache->token == 0)
+		cache->token = ++last_token;
+	return cache->token;
 }
 
 /* The index's size in blocks, read again from the storage manager. */

@@ -111,18 +111,18 @@ probe_prefix_bits(const SimhashBlocks *blocks, int t)
 }
 
 /*
- * Copies of inner pages, kept per backend in the index's relcache entry
- * (simhash_inner_cache_slot()): a run never changes its inner pages while
- * it is live, and a page is reused only under another generation (never
- * reused within the index's storage, which REINDEX and TRUNCATE replace,
- * freeing the copies with the relcache entry), so the copy keyed by (block,
+ * Copies of inner pages, kept per backend for each index (inner_cache()):
+ * a run never changes its inner pages while it is live, and a page is
+ * reused only under another generation (never reused within the index's
+ * storage, which REINDEX and TRUNCATE replace, changing the relcache
+ * entry's token: simhash_cache_token()), so the copy keyed by (block,
  * generation) of a run the metapage lists is the page.  A lookup that
  * finds the copies reads only its leaves: at 10M rows 8 of its 12 page
  * reads were the 4 trees' inner pages.  The leaves are read and checked as
  * before, so a run recycled under a reader is still found out there.
  * Direct-mapped by block; a root takes its slot, other inner pages only a
  * free one (a huge index cannot make the copies churn); at most
- * INNER_SLOTS pages (2 MB).
+ * INNER_SLOTS pages (2 MB) per index.
  */
 #define INNER_SLOTS 256
 
@@ -147,19 +147,101 @@ typedef struct HeaderCopy
 typedef struct InnerCache
 {
 	uint64		next_generation;	/* the metapage's, as last read */
+	MemoryContext cxt;			/* where the copies live */
 	InnerCopy  *slot[INNER_SLOTS];
 	HeaderCopy	headers[HEADER_SLOTS];
 } InnerCache;
+
+/*
+ * The copies live outside the relcache entry, in a registry of this
+ * backend: when the relcache reloads an open index it frees only
+ * rd_amcache, so copies reached through it would leak (up to 2 MB on each
+ * invalidation: every VACUUM or ANALYZE that updates the index's pg_class
+ * row while the index is open, as under a cursor).  Each entry has its own
+ * memory context, deleted when the relcache entry's token changes (the
+ * entry was invalidated) or the entry is evicted: at most CACHED_INDEXES
+ * indexes' copies (least recently used goes), so at most 64 MB.  A search
+ * uses the copies only within one call, during which no invalidation is
+ * processed.
+ */
+#define CACHED_INDEXES 32
+
+typedef struct CachedIndex
+{
+	Oid			relid;			/* InvalidOid: a free entry */
+	uint64		token;			/* of the relcache entry the copies are from */
+	uint64		used;			/* when last used, for eviction */
+	InnerCache *cache;			/* in its own context, cache->cxt */
+} CachedIndex;
+
+static CachedIndex cached[CACHED_INDEXES];
+static uint64 cached_clock = 0;
+static int	cached_last = 0;	/* the entry found last */
+
+/* The entry holding this index's copies under this token, or NULL. */
+static inline CachedIndex *
+cached_find(Oid relid, uint64 token)
+{
+	if (cached[cached_last].relid == relid && cached[cached_last].token == token)
+		return &cached[cached_last];
+	for (int i = 0; i < CACHED_INDEXES; i++)
+		if (cached[i].relid == relid && cached[i].token == token)
+		{
+			cached_last = i;
+			return &cached[i];
+		}
+	return NULL;
+}
 
 /* The copies of this index's inner pages (an empty set at first). */
 static InnerCache *
 inner_cache(Relation index)
 {
-	void	  **slot = simhash_inner_cache_slot(index);
+	Oid			relid = RelationGetRelid(index);
+	uint64		token = simhash_cache_token(index);
+	CachedIndex *e = cached_find(relid, token);
+	MemoryContext cxt;
+	int			victim = 0;
 
-	if (*slot == NULL)
-		*slot = MemoryContextAllocZero(index->rd_indexcxt, sizeof(InnerCache));
-	return (InnerCache *) *slot;
+	if (e == NULL)
+	{
+		/* this index's stale entry, else a free one, else the oldest */
+		for (int i = 0; i < CACHED_INDEXES; i++)
+		{
+			if (cached[i].relid == relid)
+			{
+				victim = i;
+				break;
+			}
+			if (cached[victim].relid != InvalidOid &&
+				(cached[i].relid == InvalidOid || cached[i].used < cached[victim].used))
+				victim = i;
+		}
+		e = &cached[victim];
+		if (e->cache != NULL)
+			MemoryContextDelete(e->cache->cxt);
+		e->relid = InvalidOid;
+		e->cache = NULL;
+		cxt = AllocSetContextCreate(CacheMemoryContext, "simhash inner pages",
+									ALLOCSET_SMALL_SIZES);
+		MemoryContextCopyAndSetIdentifier(cxt, RelationGetRelationName(index));
+		e->cache = MemoryContextAllocExtended(cxt, sizeof(InnerCache),
+											  MCXT_ALLOC_ZERO | MCXT_ALLOC_NO_OOM);
+		if (e->cache == NULL)
+		{
+			/* not the context: nothing would free it */
+			MemoryContextDelete(cxt);
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("out of memory")));
+		}
+		e->cache->cxt = cxt;
+		e->relid = relid;
+		e->token = token;
+		cached_last = victim;
+	}
+	e->used = ++cached_clock;
+	return e->cache;
 }
 
 /*
@@ -171,7 +253,8 @@ inner_cache(Relation index)
 void
 simhash_inner_cache_seen(Relation index, uint64 next_generation)
 {
-	InnerCache *cache = (InnerCache *) *simhash_inner_cache_slot(index);
+	CachedIndex *e = cached_find(RelationGetRelid(index), simhash_cache_token(index));
+	InnerCache *cache = e ? e->cache : NULL;
 
 	if (cache == NULL)
 		return;
@@ -210,7 +293,7 @@ run_header_cached(Relation index, const SimhashRunRef *run)
 	header = simhash_read_run_header(index, run->header, run->generation, NULL);
 	if (c->header)
 		pfree(c->header);
-	c->header = MemoryContextAlloc(index->rd_indexcxt,
+	c->header = MemoryContextAlloc(cache->cxt,
 								   offsetof(SimhashRunHeader, trees) +
 								   header->ntables * sizeof(SimhashRunTree));
 	memcpy(c->header, header, offsetof(SimhashRunHeader, trees) +
@@ -248,7 +331,7 @@ inner_keep(Relation index, InnerCache *cache, Buffer buffer, uint64 generation, 
 	if (*slot != NULL)
 		pfree(*slot);
 	*slot = NULL;
-	c = MemoryContextAlloc(index->rd_indexcxt,
+	c = MemoryContextAlloc(cache->cxt,
 						   offsetof(InnerCopy, items) + n * sizeof(SimhashInnerItem));
 	c->blkno = blkno;
 	c->generation = generation;
