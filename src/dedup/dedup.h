@@ -183,6 +183,35 @@ extern bool dedup_read_parallel(DedupInput *in, DedupRowFn fn, void *arg,
  */
 extern bool dedup_read_by_scan(DedupInput *in, Relation rel, bool *widen);
 
+/*
+ * What every participant of a parallel read shares (read_parallel.c; the
+ * first member of keys_parallel.c's shared state): the columns, the
+ * workers' files and the names for messages.
+ */
+typedef struct DedupScanShared
+{
+	Oid			relid;
+	AttrNumber	id_attnum;
+	AttrNumber	value_attnum;
+	Oid			id_column_type; /* INT2OID / INT4OID: widened to bigint */
+	bool		widen;
+	SharedFileSet fileset;		/* the workers' rows */
+	char		fname[NAMEDATALEN];
+	char		id_column[NAMEDATALEN];
+	char		relname[2 * (2 * NAMEDATALEN + 2) + 2];
+} DedupScanShared;
+
+/* shm_toc keys of a parallel read's segment */
+#define DEDUP_SCAN_KEY_SHARED	UINT64CONST(0x5348520000000001)
+#define DEDUP_SCAN_KEY_SCAN		UINT64CONST(0x5348520000000002)
+
+struct ParallelContext;
+struct ParallelTableScanDescData;
+extern struct ParallelContext *dedup_scan_context(DedupInput *in, Relation rel, bool widen,
+												  const char *worker_main, int nworkers,
+												  Size shared_size, DedupScanShared **sh,
+												  struct ParallelTableScanDescData **pscan);
+
 /* ---- groups.c: connected components over row numbers ---- */
 
 typedef SimhashUnion DedupUnion;

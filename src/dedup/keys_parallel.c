@@ -63,28 +63,15 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-/* shm_toc keys */
-#define KEYS_KEY_SHARED		UINT64CONST(0x53484B0000000001)
-#define KEYS_KEY_SCAN		UINT64CONST(0x53484B0000000002)
-
 #define KEYS_MAX_WORKERS 64
 
 /* What every participant shares */
 typedef struct KeysReadShared
 {
-	Oid			relid;
-	AttrNumber	id_attnum;
-	AttrNumber	value_attnum;
-	Oid			id_column_type; /* INT2OID / INT4OID: widened to bigint */
-	bool		widen;
+	DedupScanShared base;		/* columns, the workers' files, names */
 	DedupKeysKind kind;
 	int			bands;			/* MinHash */
-	SharedFileSet fileset;		/* the workers' rows */
-	/* for messages */
-	char		fname[NAMEDATALEN];
-	char		id_column[NAMEDATALEN];
-	char		value_column[NAMEDATALEN];
-	char		relname[2 * (2 * NAMEDATALEN + 2) + 2];
+	char		value_column[NAMEDATALEN];	/* for messages */
 } KeysReadShared;
 
 /* A row as a worker writes it; nkeys keys and siglen bytes follow */
@@ -187,8 +174,8 @@ scan_share(KeysScan *ks, Relation rel, ParallelTableScanDesc pscan)
 	{
 		bool		id_isnull,
 					value_isnull;
-		Datum		id = slot_getattr(slot, sh->id_attnum, &id_isnull);
-		Datum		value = slot_getattr(slot, sh->value_attnum, &value_isnull);
+		Datum		id = slot_getattr(slot, sh->base.id_attnum, &id_isnull);
+		Datum		value = slot_getattr(slot, sh->base.value_attnum, &value_isnull);
 		MemoryContext old;
 
 		CHECK_FOR_INTERRUPTS();
@@ -196,10 +183,10 @@ scan_share(KeysScan *ks, Relation rel, ParallelTableScanDesc pscan)
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("%s: column \"%s\" of relation %s contains NULL",
-							sh->fname, sh->id_column, sh->relname),
+							sh->base.fname, sh->base.id_column, sh->base.relname),
 					 errdetail("Every row needs an id to be reported by.")));
-		if (sh->widen)
-			id = Int64GetDatum(sh->id_column_type == INT2OID ?
+		if (sh->base.widen)
+			id = Int64GetDatum(sh->base.id_column_type == INT2OID ?
 							   (int64) DatumGetInt16(id) : (int64) DatumGetInt32(id));
 		old = MemoryContextSwitchTo(ks->rowcxt);
 		if (ks->file != NULL)
@@ -229,21 +216,21 @@ worker_file_name(char *name, size_t size, int worker)
 void
 dedup_keys_parallel_main(dsm_segment *seg, shm_toc *toc)
 {
-	KeysReadShared *sh = shm_toc_lookup(toc, KEYS_KEY_SHARED, false);
-	ParallelTableScanDesc pscan = shm_toc_lookup(toc, KEYS_KEY_SCAN, false);
+	KeysReadShared *sh = shm_toc_lookup(toc, DEDUP_SCAN_KEY_SHARED, false);
+	ParallelTableScanDesc pscan = shm_toc_lookup(toc, DEDUP_SCAN_KEY_SCAN, false);
 	KeysScan   *ks = palloc0(sizeof(KeysScan));
 	char		name[MAXPGPATH];
 	Relation	rel;
 
 	/* the leader holds AccessShareLock: the lock group grants it here */
-	rel = table_open(sh->relid, AccessShareLock);
-	SharedFileSetAttach(&sh->fileset, seg);
+	rel = table_open(sh->base.relid, AccessShareLock);
+	SharedFileSetAttach(&sh->base.fileset, seg);
 	worker_file_name(name, sizeof(name), ParallelWorkerNumber);
 	ks->sh = sh;
-	ks->file = BufFileCreateFileSet(&sh->fileset.fs, name);
+	ks->file = BufFileCreateFileSet(&sh->base.fileset.fs, name);
 	ks->rowcxt = AllocSetContextCreate(CurrentMemoryContext, "simhash keys row",
 									   ALLOCSET_DEFAULT_SIZES);
-	dedup_minhash_bands_init(&ks->mb, sh->fname, sh->value_column, Max(sh->bands, 1));
+	dedup_minhash_bands_init(&ks->mb, sh->base.fname, sh->value_column, Max(sh->bands, 1));
 	scan_share(ks, rel, pscan);
 	BufFileClose(ks->file);
 	table_close(rel, AccessShareLock);
@@ -276,7 +263,7 @@ replay_worker_rows(KeysScan *ks, int worker)
 	int32		maxsig = 0;
 
 	worker_file_name(name, sizeof(name), worker);
-	file = BufFileOpenFileSet(&ks->sh->fileset.fs, name, O_RDONLY, false);
+	file = BufFileOpenFileSet(&ks->sh->base.fileset.fs, name, O_RDONLY, false);
 	while (file_read(file, &rec, sizeof(rec), true))
 	{
 		MemoryContext old;
@@ -326,7 +313,7 @@ dedup_keys_read_parallel(DedupInput *in, const DedupKeysRead *job, uint64 *nrows
 	Relation	rel;
 	bool		widen;
 	int			nworkers;
-	Snapshot	snapshot;
+	DedupScanShared *base;
 	ParallelContext *pcxt;
 	KeysReadShared *sh;
 	ParallelTableScanDesc pscan;
@@ -341,39 +328,17 @@ dedup_keys_read_parallel(DedupInput *in, const DedupKeysRead *job, uint64 *nrows
 		return false;
 	}
 
-	snapshot = GetActiveSnapshot();
-	EnterParallelMode();
-	pcxt = CreateParallelContext("simhash", "dedup_keys_parallel_main", nworkers);
-	shm_toc_estimate_chunk(&pcxt->estimator, sizeof(KeysReadShared));
-	shm_toc_estimate_chunk(&pcxt->estimator, table_parallelscan_estimate(rel, snapshot));
-	shm_toc_estimate_keys(&pcxt->estimator, 2);
-	InitializeParallelDSM(pcxt);
-	if (pcxt->seg == NULL)
+	pcxt = dedup_scan_context(in, rel, widen, "dedup_keys_parallel_main", nworkers,
+							  sizeof(KeysReadShared), &base, &pscan);
+	if (pcxt == NULL)
 	{
-		DestroyParallelContext(pcxt);
-		ExitParallelMode();
 		table_close(rel, NoLock);
 		return false;
 	}
-
-	sh = shm_toc_allocate(pcxt->toc, sizeof(KeysReadShared));
-	memset(sh, 0, sizeof(*sh));
-	sh->relid = in->relid;
-	sh->id_attnum = in->id_attnum;
-	sh->value_attnum = in->value_attnum;
-	sh->id_column_type = in->id_column_type;
-	sh->widen = widen;
+	sh = (KeysReadShared *) base;
 	sh->kind = job->kind;
 	sh->bands = job->bands;
-	strlcpy(sh->fname, in->fname, sizeof(sh->fname));
-	strlcpy(sh->id_column, in->id_column, sizeof(sh->id_column));
 	strlcpy(sh->value_column, in->hash_column, sizeof(sh->value_column));
-	strlcpy(sh->relname, in->relname, sizeof(sh->relname));
-	SharedFileSetInit(&sh->fileset, pcxt->seg);
-	pscan = shm_toc_allocate(pcxt->toc, table_parallelscan_estimate(rel, snapshot));
-	table_parallelscan_initialize(rel, pscan, snapshot);
-	shm_toc_insert(pcxt->toc, KEYS_KEY_SHARED, sh);
-	shm_toc_insert(pcxt->toc, KEYS_KEY_SCAN, pscan);
 
 	LaunchParallelWorkers(pcxt);
 	dedup_progress(progress, "reading %s, parallel workers: %d (they compute the keys)",

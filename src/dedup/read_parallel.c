@@ -65,29 +65,13 @@
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 
-/* shm_toc keys */
-#define READ_KEY_SHARED		UINT64CONST(0x5348520000000001)
-#define READ_KEY_SCAN		UINT64CONST(0x5348520000000002)
-
 #define READ_MAX_WORKERS 64
 
 /* rows a participant buffers before writing them */
 #define READ_BATCH 256
 
 /* What every participant shares */
-typedef struct DedupReadShared
-{
-	Oid			relid;
-	AttrNumber	id_attnum;
-	AttrNumber	value_attnum;
-	Oid			id_column_type; /* INT2OID / INT4OID: widened to bigint */
-	bool		widen;
-	SharedFileSet fileset;		/* the workers' rows */
-	/* for the NULL id error */
-	char		fname[NAMEDATALEN];
-	char		id_column[NAMEDATALEN];
-	char		relname[2 * (2 * NAMEDATALEN + 2) + 2];
-} DedupReadShared;
+typedef DedupScanShared DedupReadShared;
 
 /* A row as a worker writes it */
 typedef struct DedupReadRecord
@@ -205,8 +189,8 @@ worker_file_name(char *name, size_t size, int worker)
 void
 dedup_read_parallel_main(dsm_segment *seg, shm_toc *toc)
 {
-	DedupReadShared *sh = shm_toc_lookup(toc, READ_KEY_SHARED, false);
-	ParallelTableScanDesc pscan = shm_toc_lookup(toc, READ_KEY_SCAN, false);
+	DedupReadShared *sh = shm_toc_lookup(toc, DEDUP_SCAN_KEY_SHARED, false);
+	ParallelTableScanDesc pscan = shm_toc_lookup(toc, DEDUP_SCAN_KEY_SCAN, false);
 	ReadSink   *sink = palloc0(sizeof(ReadSink));
 	char		name[MAXPGPATH];
 	Relation	rel;
@@ -296,6 +280,58 @@ dedup_read_by_scan(DedupInput *in, Relation rel, bool *widen)
 	return false;
 }
 
+/*
+ * Enter parallel mode and set up the segment of a parallel read of rel:
+ * shared state of shared_size bytes (a DedupScanShared first, filled here)
+ * and a parallel table scan with the active snapshot, under
+ * DEDUP_SCAN_KEY_SHARED and DEDUP_SCAN_KEY_SCAN, for nworkers workers
+ * entering at worker_main.  NULL, out of parallel mode again, when no
+ * segment could be made.
+ */
+ParallelContext *
+dedup_scan_context(DedupInput *in, Relation rel, bool widen, const char *worker_main,
+				   int nworkers, Size shared_size, DedupScanShared **shp,
+				   ParallelTableScanDesc *pscanp)
+{
+	Snapshot	snapshot = GetActiveSnapshot();
+	ParallelContext *pcxt;
+	DedupScanShared *sh;
+	ParallelTableScanDesc pscan;
+
+	Assert(shared_size >= sizeof(DedupScanShared));
+	EnterParallelMode();
+	pcxt = CreateParallelContext("simhash", worker_main, nworkers);
+	shm_toc_estimate_chunk(&pcxt->estimator, shared_size);
+	shm_toc_estimate_chunk(&pcxt->estimator, table_parallelscan_estimate(rel, snapshot));
+	shm_toc_estimate_keys(&pcxt->estimator, 2);
+	InitializeParallelDSM(pcxt);
+	if (pcxt->seg == NULL)
+	{
+		DestroyParallelContext(pcxt);
+		ExitParallelMode();
+		return NULL;
+	}
+
+	sh = shm_toc_allocate(pcxt->toc, shared_size);
+	memset(sh, 0, shared_size);
+	sh->relid = in->relid;
+	sh->id_attnum = in->id_attnum;
+	sh->value_attnum = in->value_attnum;
+	sh->id_column_type = in->id_column_type;
+	sh->widen = widen;
+	strlcpy(sh->fname, in->fname, sizeof(sh->fname));
+	strlcpy(sh->id_column, in->id_column, sizeof(sh->id_column));
+	strlcpy(sh->relname, in->relname, sizeof(sh->relname));
+	SharedFileSetInit(&sh->fileset, pcxt->seg);
+	pscan = shm_toc_allocate(pcxt->toc, table_parallelscan_estimate(rel, snapshot));
+	table_parallelscan_initialize(rel, pscan, snapshot);
+	shm_toc_insert(pcxt->toc, DEDUP_SCAN_KEY_SHARED, sh);
+	shm_toc_insert(pcxt->toc, DEDUP_SCAN_KEY_SCAN, pscan);
+	*shp = sh;
+	*pscanp = pscan;
+	return pcxt;
+}
+
 /* Workers for the read of rel; 0: read through SPI. */
 static int
 plan_workers(DedupInput *in, Relation rel)
@@ -310,7 +346,6 @@ dedup_read_parallel(DedupInput *in, DedupRowFn fn, void *arg, uint64 *nrows,
 	Relation	rel;
 	bool		widen;
 	int			nworkers;
-	Snapshot	snapshot;
 	ParallelContext *pcxt;
 	DedupReadShared *sh;
 	ParallelTableScanDesc pscan;
@@ -327,36 +362,13 @@ dedup_read_parallel(DedupInput *in, DedupRowFn fn, void *arg, uint64 *nrows,
 	}
 
 	dedup_clock_start(&clock);
-	snapshot = GetActiveSnapshot();
-	EnterParallelMode();
-	pcxt = CreateParallelContext("simhash", "dedup_read_parallel_main", nworkers);
-	shm_toc_estimate_chunk(&pcxt->estimator, sizeof(DedupReadShared));
-	shm_toc_estimate_chunk(&pcxt->estimator, table_parallelscan_estimate(rel, snapshot));
-	shm_toc_estimate_keys(&pcxt->estimator, 2);
-	InitializeParallelDSM(pcxt);
-	if (pcxt->seg == NULL)
+	pcxt = dedup_scan_context(in, rel, widen, "dedup_read_parallel_main", nworkers,
+							  sizeof(DedupReadShared), &sh, &pscan);
+	if (pcxt == NULL)
 	{
-		DestroyParallelContext(pcxt);
-		ExitParallelMode();
 		table_close(rel, NoLock);
 		return false;
 	}
-
-	sh = shm_toc_allocate(pcxt->toc, sizeof(DedupReadShared));
-	memset(sh, 0, sizeof(*sh));
-	sh->relid = in->relid;
-	sh->id_attnum = in->id_attnum;
-	sh->value_attnum = in->value_attnum;
-	sh->id_column_type = in->id_column_type;
-	sh->widen = widen;
-	strlcpy(sh->fname, in->fname, sizeof(sh->fname));
-	strlcpy(sh->id_column, in->id_column, sizeof(sh->id_column));
-	strlcpy(sh->relname, in->relname, sizeof(sh->relname));
-	SharedFileSetInit(&sh->fileset, pcxt->seg);
-	pscan = shm_toc_allocate(pcxt->toc, table_parallelscan_estimate(rel, snapshot));
-	table_parallelscan_initialize(rel, pscan, snapshot);
-	shm_toc_insert(pcxt->toc, READ_KEY_SHARED, sh);
-	shm_toc_insert(pcxt->toc, READ_KEY_SCAN, pscan);
 
 	LaunchParallelWorkers(pcxt);
 	dedup_progress(progress, "reading %s, parallel workers: %d",
