@@ -15,7 +15,7 @@
 #   1. build time and size: simhash (blocks 4, max_distance 3) and baseline
 #   2. lookup latency, radius 0..6 (baseline: 0..3, where it is exact),
 #      seq scan on 5 queries; every result checked against a reference
-#   3. self-join count(*) of pairs within 3 bits (nested loop + index)
+#   3. self-join count(*) of pairs within 3 bits (the planner's plan: the radius join, or a nested loop on the index)
 #   4. insert throughput with pgbench, 1 and 2 clients
 #   5. VACUUM after deleting 10% of 1,000,000 rows
 #   6. blocks/max_distance settings at 1,000,000 rows
@@ -274,12 +274,12 @@ run_join() {	# run_join METHOD SCOPE QUERY [SETTINGS]
 	sql -c "INSERT INTO joins VALUES ('$1', '$2', $(cut -f1 <<<"$r") / 1000, $(cut -f2 <<<"$r"), \$q\$$plan\$q\$)"
 }
 if [ "$N" -le 1000000 ]; then
-	run_join "simhash index (nested loop)" "all rows" "$J_SIMHASH"
+	run_join "simhash (planner: radius join or index nested loop)" "all rows" "$J_SIMHASH"
 	run_join "btree baseline (nested loop, BitmapOr)" "all rows" "$J_BTREE"
 	run_join "no index: UNION of 4 equi-joins, one per block" "all rows" "$J_HASH" "SET enable_indexscan = off; SET enable_bitmapscan = off;"
 else
-	run_join "simhash index (nested loop)" "all rows" "$J_SIMHASH"
-	run_join "simhash index (nested loop)" "outer a.id <= 100000" "${J_SIMHASH/a.id < b.id/a.id < b.id AND a.id <= 100000}"
+	run_join "simhash (planner: radius join or index nested loop)" "all rows" "$J_SIMHASH"
+	run_join "simhash (planner: radius join or index nested loop)" "outer a.id <= 100000" "${J_SIMHASH/a.id < b.id/a.id < b.id AND a.id <= 100000}"
 	run_join "btree baseline (nested loop, BitmapOr)" "outer a.id <= 100000" "${J_BTREE/a.id < b.id/a.id < b.id AND a.id <= 100000}"
 fi
 
