@@ -134,14 +134,14 @@ simhash_row_bucket_sort(uint64_t *h, uint64_t *k, size_t cnt,
 }
 
 size_t
-simhash_row_buckets_sort(uint64_t *h, uint64_t *k, size_t n,
-						 const uint32_t *off, int bits,
-						 uint64_t *tmp, uint32_t *v, uint32_t *v2)
+simhash_row_buckets_sort_range(uint64_t *h, uint64_t *k, const uint32_t *off,
+							   size_t b_lo, size_t b_hi,
+							   uint64_t *tmp, uint32_t *v, uint32_t *v2)
 {
-	size_t		nb = (size_t) 1 << bits;
+	uint32_t	first = off[b_lo];
 	size_t		m = 0;
 
-	for (size_t b = 0; b < nb; b++)
+	for (size_t b = b_lo; b < b_hi; b++)
 	{
 		uint32_t	o = off[b];
 		size_t		cnt = off[b + 1] - o,
@@ -150,11 +150,22 @@ simhash_row_buckets_sort(uint64_t *h, uint64_t *k, size_t n,
 		if (cnt == 0)
 			continue;
 		d = simhash_row_bucket_sort(h + o, k + o, cnt, tmp + o, v + o, v2 + o, o);
-		/* m <= o: the runs move down over buckets already done */
-		memmove(tmp + m, tmp + o, d * sizeof(uint64_t));
-		memmove(v + m, v + o, d * sizeof(uint32_t));
+		/* first + m <= o: the runs move down over buckets already done */
+		memmove(tmp + first + m, tmp + o, d * sizeof(uint64_t));
+		memmove(v + first + m, v + o, d * sizeof(uint32_t));
 		m += d;
 	}
+	return m;
+}
+
+size_t
+simhash_row_buckets_sort(uint64_t *h, uint64_t *k, size_t n,
+						 const uint32_t *off, int bits,
+						 uint64_t *tmp, uint32_t *v, uint32_t *v2)
+{
+	size_t		m = simhash_row_buckets_sort_range(h, k, off, 0, (size_t) 1 << bits,
+												   tmp, v, v2);
+
 	v[m] = (uint32_t) n;
 	return m;
 }

@@ -134,6 +134,20 @@ extern size_t simhash_row_buckets_sort(uint64_t *h, uint64_t *k, size_t n,
 									   uint64_t *tmp, uint32_t *v, uint32_t *v2);
 
 /*
+ * Buckets b_lo .. b_hi - 1 of the split rows sorted as
+ * simhash_row_buckets_sort() sorts them (a parallel participant's share):
+ * h[], k[], tmp, v and v2 are indexed by row as there, and only rows
+ * off[b_lo] .. off[b_hi] - 1 are read or written.  On return those rows of
+ * k[] are ordered by fingerprint, and tmp[off[b_lo] ..] and v[off[b_lo] ..]
+ * hold the d distinct fingerprints of the share and the rows where their
+ * runs start.  Returns d.  The shares' outputs, concatenated in bucket
+ * order (with v[m] = n), are simhash_row_buckets_sort()'s.
+ */
+extern size_t simhash_row_buckets_sort_range(uint64_t *h, uint64_t *k, const uint32_t *off,
+											 size_t b_lo, size_t b_hi,
+											 uint64_t *tmp, uint32_t *v, uint32_t *v2);
+
+/*
  * Write up to max (>= 1) pairs to out and return how many.  Each call does
  * a bounded amount of work; 0 does not mean the end: see
  * simhash_row_pairs_done().  The order of the pairs and of a and b within a

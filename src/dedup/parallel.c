@@ -79,6 +79,13 @@
 
 int			simhash_parallel_min_rows = INT_MAX;	/* off: opt in per job */
 
+/* shares of the sort per worker, and at most */
+#define DEDUP_RANGES_PER_WORKER 4
+#define DEDUP_MAX_RANGES 256
+
+/* a BufFile's segment files (buffile.c's MAX_PHYSICAL_FILESIZE) */
+#define DEDUP_BUFFILE_SEGMENT ((off_t) 0x40000000)
+
 /* The state every participant shares */
 typedef struct DedupParallelShared
 {
@@ -89,16 +96,22 @@ typedef struct DedupParallelShared
 	int			unit_lo[64];	/* unit u: tables unit_lo[u] .. unit_hi[u] - 1 */
 	int			unit_hi[64];
 	int			bucket_bits;	/* the split: 2^bucket_bits buckets */
+	int			nranges;		/* shares of the sort (of the buckets) */
 	pg_atomic_uint32 split;		/* 1: the split rows are in their file */
+	pg_atomic_uint32 next_range;	/* the next share of the sort to take */
+	pg_atomic_uint32 ranges_done;	/* shares sorted and written */
 	pg_atomic_uint32 next_unit; /* the next unit to search */
 	ConditionVariable split_cv; /* broadcast when split is set */
+	ConditionVariable sorted_cv;	/* broadcast when a share is done */
+	uint32		ndistinct[DEDUP_MAX_RANGES];	/* each share's distinct values */
 	SharedFileSet fileset;		/* the split rows; the workers' pairs */
 } DedupParallelShared;
 
 /*
  * A participant's rows, private (huge pages): the split rows h[], k[]
  * (n each), sorted in place; the distinct fingerprints uniq[] (n) and run
- * starts start[] (n + 1); a sort scratch (n); then find_all's two arrays.
+ * starts start[] (n + 1); scratch[] (n), the sort's and then find_all's.
+ * After the sort h[] is scratch too: find_all's other array.
  */
 typedef struct DedupParallelRows
 {
@@ -106,12 +119,12 @@ typedef struct DedupParallelRows
 	uint64	   *k;
 	uint64	   *uniq;
 	uint32	   *start;
-	uint32	   *v2;
+	uint64	   *scratch;
 	uint64		m;
 } DedupParallelRows;
 
-/* private bytes of a participant's rows beyond find_all's second array */
-#define ROWS_BYTES(n) ((double) (n) * (3 * sizeof(uint64) + 2 * sizeof(uint32)))
+/* private bytes of a participant's rows and search */
+#define ROWS_BYTES(n) ((double) (n) * (4 * sizeof(uint64) + sizeof(uint32)))
 
 /* buckets for n rows: about 2048 rows each (a sort in cache), 16 .. 65536 */
 static int
@@ -147,42 +160,43 @@ alloc_populated(Size size)
 	return p;
 }
 
-/* allocate a participant's split rows (h[], k[]) for n rows */
+/* allocate the arrays of a participant's sort beyond h[] and k[] */
+static void
+rows_alloc_sort(DedupParallelRows *rows, uint64 n)
+{
+	rows->uniq = alloc_populated(Max(n, 1) * sizeof(uint64));
+	rows->start = alloc_populated((n + 1) * sizeof(uint32));
+	rows->scratch = alloc_populated(Max(n, 1) * sizeof(uint64));
+}
+
+/* allocate a worker's arrays for n rows */
 static void
 rows_alloc(DedupParallelRows *rows, uint64 n)
 {
 	memset(rows, 0, sizeof(*rows));
 	rows->h = alloc_populated(Max(n, 1) * sizeof(uint64));
 	rows->k = alloc_populated(Max(n, 1) * sizeof(uint64));
+	rows_alloc_sort(rows, n);
 }
 
+/* free the arrays of rows_alloc_sort() */
 static void
-rows_free(DedupParallelRows *rows)
+rows_free_sort(DedupParallelRows *rows)
 {
-	pfree(rows->h);
-	pfree(rows->k);
-	if (rows->uniq)
-		pfree(rows->uniq);
-	if (rows->start)
-		pfree(rows->start);
+	pfree(rows->uniq);
+	pfree(rows->start);
+	pfree(rows->scratch);
 }
 
 /*
- * Sort the split rows and find their runs (every searching participant
- * does it, in private memory: see the header).
+ * Sort all the split rows and find their runs (the leader when no worker
+ * started; the workers share the sort: worker_sort()).
  */
 static void
 rows_sort(DedupParallelRows *rows, DedupParallelShared *sh, const uint32 *off)
 {
-	uint64		n = sh->n;
-
-	rows->uniq = alloc_populated(Max(n, 1) * sizeof(uint64));
-	rows->start = alloc_populated((n + 1) * sizeof(uint32));
-	rows->v2 = alloc_populated(Max(n, 1) * sizeof(uint32));
-	rows->m = simhash_row_buckets_sort(rows->h, rows->k, n, off, sh->bucket_bits,
-									   rows->uniq, rows->start, rows->v2);
-	pfree(rows->v2);
-	rows->v2 = NULL;
+	rows->m = simhash_row_buckets_sort(rows->h, rows->k, sh->n, off, sh->bucket_bits,
+									   rows->uniq, rows->start, (uint32 *) rows->scratch);
 }
 
 PGDLLEXPORT void dedup_parallel_main(dsm_segment *seg, shm_toc *toc);
@@ -235,12 +249,12 @@ dedup_parallel_define_gucs(void)
 
 /*
  * Take units until none is left, searching each and passing its pairs to
- * fn.  fa_keys and fa_tmp: this participant's scratch, m elements each.
- * Returns the number of pairs found.
+ * fn; find_all's arrays are rows->h and rows->scratch.  Returns the number
+ * of pairs found.
  */
 static uint64
 participate(DedupParallelShared *sh, const DedupParallelRows *rows,
-			uint64 *fa_keys, uint64 *fa_tmp, DedupPairFn fn, void *arg)
+			DedupPairFn fn, void *arg)
 {
 	SimhashRowPairs *r = palloc(sizeof(SimhashRowPairs));
 	SimhashRowPair *pairs = palloc(sizeof(SimhashRowPair) * DEDUP_PAIR_BATCH);
@@ -253,7 +267,7 @@ participate(DedupParallelShared *sh, const DedupParallelRows *rows,
 		if (u >= (uint32) sh->nunits)
 			break;
 		simhash_row_pairs_attach(r, &sh->blocks, rows->k, rows->uniq,
-								 rows->start, sh->n, rows->m, fa_keys, fa_tmp,
+								 rows->start, sh->n, rows->m, rows->h, rows->scratch,
 								 sh->unit_lo[u], sh->unit_hi[u],
 								 sh->exact && u == 0);
 		npairs += dedup_search_drain(r, pairs, fn, arg);
@@ -280,6 +294,168 @@ worker_emit(void *arg, const SimhashRowPair *pairs, size_t n)
 /* the file of the split rows */
 #define ROWS_FILE "simhash_rows"
 
+/* the file of sorted share r */
+static void
+range_file_name(char *name, size_t size, int r)
+{
+	snprintf(name, size, "simhash_sorted.%d", r);
+}
+
+/*
+ * Share r of nranges of the sort: buckets *b_lo .. *b_hi - 1, cut where the
+ * rows (off[], n of them) reach r / nranges of the whole.
+ */
+static void
+range_bounds(const uint32 *off, int bits, uint64 n, int nranges, int r,
+			 size_t *b_lo, size_t *b_hi)
+{
+	size_t		nb = (size_t) 1 << bits;
+
+	for (int e = 0; e < 2; e++)
+	{
+		uint64		want = n * (uint64) (r + e) / (uint64) nranges;
+		size_t		lo = 0,
+					hi = nb;
+
+		/* the first bucket that starts at or after row want */
+		while (lo < hi)
+		{
+			size_t		mid = lo + (hi - lo) / 2;
+
+			if (off[mid] < want)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (e == 0)
+			*b_lo = r == 0 ? 0 : lo;
+		else
+			*b_hi = r + 1 == nranges ? nb : lo;
+	}
+}
+
+/* read size bytes at byte pos of file (any size: segments of 1GB) */
+static void
+read_at(BufFile *file, off_t pos, void *buf, size_t size)
+{
+	if (BufFileSeek(file, (int) (pos / DEDUP_BUFFILE_SEGMENT),
+					pos % DEDUP_BUFFILE_SEGMENT, SEEK_SET) != 0 ||
+		BufFileRead(file, buf, size) != size)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read a temporary file of simhash rows")));
+}
+
+/* read exactly size bytes from file */
+static void
+read_all(BufFile *file, void *buf, size_t size)
+{
+	if (BufFileRead(file, buf, size) != size)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read a temporary file of simhash rows")));
+}
+
+/*
+ * A worker's part of the sort: take shares (bucket ranges) from the
+ * counter until none is left, read each share's split rows from the
+ * leader's file, sort them and write the result (keys, distinct values,
+ * run starts) to the share's file; then, when every share is done, copy
+ * the others' shares into place, so that rows holds what
+ * simhash_row_buckets_sort() would have made of all rows.
+ */
+static void
+worker_sort(DedupParallelShared *sh, const uint32 *off, DedupParallelRows *rows,
+			DedupClock *clock)
+{
+	uint64		n = sh->n;
+	bool		mine[DEDUP_MAX_RANGES];
+	char		name[MAXPGPATH];
+	BufFile    *in,
+			   *file;
+	uint64		m = 0;
+
+	memset(mine, 0, sizeof(mine));
+	in = BufFileOpenFileSet(&sh->fileset.fs, ROWS_FILE, O_RDONLY, false);
+	for (;;)
+	{
+		uint32		r = pg_atomic_fetch_add_u32(&sh->next_range, 1);
+		size_t		b_lo,
+					b_hi,
+					d;
+		uint32		o,
+					cnt;
+
+		if (r >= (uint32) sh->nranges)
+			break;
+		CHECK_FOR_INTERRUPTS();
+		range_bounds(off, sh->bucket_bits, n, sh->nranges, r, &b_lo, &b_hi);
+		o = off[b_lo];
+		cnt = off[b_hi] - o;
+		read_at(in, (off_t) o * sizeof(uint64), rows->h + o, cnt * sizeof(uint64));
+		read_at(in, (off_t) (n + o) * sizeof(uint64), rows->k + o, cnt * sizeof(uint64));
+		d = simhash_row_buckets_sort_range(rows->h, rows->k, off, b_lo, b_hi,
+										   rows->uniq, rows->start, (uint32 *) rows->scratch);
+		range_file_name(name, sizeof(name), r);
+		file = BufFileCreateFileSet(&sh->fileset.fs, name);
+		BufFileWrite(file, rows->k + o, cnt * sizeof(uint64));
+		BufFileWrite(file, rows->uniq + o, d * sizeof(uint64));
+		BufFileWrite(file, rows->start + o, d * sizeof(uint32));
+		BufFileClose(file);
+		sh->ndistinct[r] = (uint32) d;
+		mine[r] = true;
+		pg_atomic_fetch_add_u32(&sh->ranges_done, 1);	/* a full barrier */
+		ConditionVariableBroadcast(&sh->sorted_cv);
+	}
+	BufFileClose(in);
+	dedup_phase(clock, "search: sort shares");
+
+	/* every share sorted (a worker that fails stops the job: the leader) */
+	ConditionVariablePrepareToSleep(&sh->sorted_cv);
+	while (pg_atomic_read_u32(&sh->ranges_done) < (uint32) sh->nranges)
+		ConditionVariableSleep(&sh->sorted_cv, PG_WAIT_EXTENSION);
+	ConditionVariableCancelSleep();
+	pg_memory_barrier();
+	dedup_phase(clock, "search: wait for the other shares");
+
+	/*
+	 * In share order; share r's runs go to m .. m + d - 1, and m never
+	 * passes its first row: nothing not yet moved or read is overwritten.
+	 */
+	for (int r = 0; r < sh->nranges; r++)
+	{
+		size_t		b_lo,
+					b_hi;
+		uint32		o,
+					cnt,
+					d = sh->ndistinct[r];
+
+		range_bounds(off, sh->bucket_bits, n, sh->nranges, r, &b_lo, &b_hi);
+		o = off[b_lo];
+		cnt = off[b_hi] - o;
+		if (d > cnt)
+			elog(ERROR, "simhash: share %d of the sort has %u distinct values in %u rows",
+				 r, d, cnt);
+		if (mine[r])
+		{
+			memmove(rows->uniq + m, rows->uniq + o, d * sizeof(uint64));
+			memmove(rows->start + m, rows->start + o, d * sizeof(uint32));
+		}
+		else
+		{
+			range_file_name(name, sizeof(name), r);
+			file = BufFileOpenFileSet(&sh->fileset.fs, name, O_RDONLY, false);
+			read_all(file, rows->k + o, cnt * sizeof(uint64));
+			read_all(file, rows->uniq + m, d * sizeof(uint64));
+			read_all(file, rows->start + m, d * sizeof(uint32));
+			BufFileClose(file);
+		}
+		m += d;
+	}
+	rows->start[m] = (uint32) n;
+	rows->m = m;
+}
+
 /* The entry point of a worker (by name, through the ParallelContext) */
 void
 dedup_parallel_main(dsm_segment *seg, shm_toc *toc)
@@ -289,7 +465,6 @@ dedup_parallel_main(dsm_segment *seg, shm_toc *toc)
 	DedupParallelRows rows;
 	char		name[MAXPGPATH];
 	BufFile    *file;
-	uint64	   *fa_tmp;
 	DedupClock	clock;
 
 	SharedFileSetAttach(&sh->fileset, seg);
@@ -304,26 +479,18 @@ dedup_parallel_main(dsm_segment *seg, shm_toc *toc)
 	pg_memory_barrier();
 	dedup_phase(&clock, "search: wait for the split");
 
-	/* a private copy of the split rows, by read(): no shared page is mapped */
-	file = BufFileOpenFileSet(&sh->fileset.fs, ROWS_FILE, O_RDONLY, false);
-	if (BufFileRead(file, rows.h, sh->n * sizeof(uint64)) != sh->n * sizeof(uint64) ||
-		BufFileRead(file, rows.k, sh->n * sizeof(uint64)) != sh->n * sizeof(uint64))
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not read a temporary file of simhash rows")));
-	BufFileClose(file);
-	dedup_phase(&clock, "search: read the rows");
-	rows_sort(&rows, sh, off);
-	dedup_phase(&clock, "search: sort");
+	/* shares of the sort, then the others' shares: see the header */
+	worker_sort(sh, off, &rows, &clock);
+	dedup_phase(&clock, "search: copy the sorted shares");
 
 	worker_file_name(name, sizeof(name), ParallelWorkerNumber);
 	file = BufFileCreateFileSet(&sh->fileset.fs, name);
-	fa_tmp = dedup_alloc_huge(CurrentMemoryContext, Max(rows.m, 1) * sizeof(uint64));
-	participate(sh, &rows, rows.h, fa_tmp, worker_emit, file);
+	participate(sh, &rows, worker_emit, file);
 	BufFileClose(file);
 	dedup_phase(&clock, "search: search");
-	pfree(fa_tmp);
-	rows_free(&rows);
+	pfree(rows.h);
+	pfree(rows.k);
+	rows_free_sort(&rows);
 }
 
 /* Pass the pairs of worker i's file on to fn; returns their number. */
@@ -385,15 +552,15 @@ plan_units(const SimhashBlocks *b, int lo, int hi, int *unit_lo, int *unit_hi)
 /*
  * Workers for a search of n rows in units within budget bytes; 0: serial.
  * The leader holds its rows (16 bytes each, split in place) and, should no
- * worker start, the runs and find_all's arrays (32); every worker its own
- * sorted copy of the rows with find_all's arrays (40).
+ * worker start, the runs and scratch (20); every worker its own sorted
+ * copy of the rows with its runs and scratch (36).
  */
 static int
 plan_workers(size_t n, int nunits, Size budget)
 {
 	int			nworkers = Min(max_parallel_maintenance_workers, nunits - 1);
-	double		each = ROWS_BYTES(n) + (double) n * sizeof(uint64);
-	double		base = (double) n * (2 * sizeof(uint64) + 32);
+	double		each = ROWS_BYTES(n);
+	double		base = (double) n * (2 * sizeof(uint64) + 20);
 
 	if (IsParallelWorker() || n < (size_t) Max(simhash_parallel_min_rows, 2) ||
 		n >= (size_t) PG_UINT32_MAX)
@@ -451,8 +618,11 @@ dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
 	memcpy(sh->unit_hi, unit_hi, sizeof(unit_hi));
 	sh->bucket_bits = bits;
 	pg_atomic_init_u32(&sh->split, 0);
+	pg_atomic_init_u32(&sh->next_range, 0);
+	pg_atomic_init_u32(&sh->ranges_done, 0);
 	pg_atomic_init_u32(&sh->next_unit, 0);
 	ConditionVariableInit(&sh->split_cv);
+	ConditionVariableInit(&sh->sorted_cv);
 	SharedFileSetInit(&sh->fileset, pcxt->seg);
 	off = shm_toc_allocate(pcxt->toc, off_size);
 	shm_toc_insert(pcxt->toc, DEDUP_KEY_SHARED, sh);
@@ -470,6 +640,9 @@ dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
 	simhash_row_buckets_partition(hash, key, n, bits, off, next);
 	pfree(next);
 	dedup_phase(&clock, "search: split");
+	/* shares of the sort: a few per worker, for the workers that start late */
+	sh->nranges = Min(DEDUP_RANGES_PER_WORKER * Max(pcxt->nworkers_launched, 1),
+					  DEDUP_MAX_RANGES);
 	if (pcxt->nworkers_launched > 0)
 	{
 		file = BufFileCreateFileSet(&sh->fileset.fs, ROWS_FILE);
@@ -490,21 +663,14 @@ dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
 	 */
 	if (pcxt->nworkers_launched == 0)
 	{
-		uint64	   *fa_keys,
-				   *fa_tmp;
-
 		rows.h = hash;
 		rows.k = key;
+		rows_alloc_sort(&rows, n);
 		rows_sort(&rows, sh, off);
 		dedup_phase(&clock, "search: sort");
-		fa_keys = dedup_alloc_huge(CurrentMemoryContext, Max(rows.m, 1) * sizeof(uint64));
-		fa_tmp = dedup_alloc_huge(CurrentMemoryContext, Max(rows.m, 1) * sizeof(uint64));
-		*npairs += participate(sh, &rows, fa_keys, fa_tmp, fn, arg);
+		*npairs += participate(sh, &rows, fn, arg);
 		dedup_phase(&clock, "search: search");
-		pfree(fa_keys);
-		pfree(fa_tmp);
-		pfree(rows.uniq);
-		pfree(rows.start);
+		rows_free_sort(&rows);
 	}
 
 	WaitForParallelWorkersToFinish(pcxt);

@@ -125,14 +125,12 @@ sink_flush(ReadSink *sink)
 }
 
 /*
- * Scan this participant's share of the table (blocks taken from the
- * parallel scan), passing every row to the sink.
+ * Pass every row of scan (this participant's share of a parallel scan, or
+ * the whole table) to the sink; ends the scan.
  */
 static void
-scan_share(DedupReadShared *sh, Relation rel, ParallelTableScanDesc pscan,
-		   ReadSink *sink)
+scan_rows(DedupReadShared *sh, Relation rel, TableScanDesc scan, ReadSink *sink)
 {
-	TableScanDesc scan = table_beginscan_parallel(rel, pscan);
 	TupleTableSlot *slot = table_slot_create(rel, NULL);
 	uint64		seen = 0;
 
@@ -176,6 +174,17 @@ scan_share(DedupReadShared *sh, Relation rel, ParallelTableScanDesc pscan,
 	}
 	ExecDropSingleTupleTableSlot(slot);
 	table_endscan(scan);
+}
+
+/*
+ * Scan this participant's share of the table (blocks taken from the
+ * parallel scan), passing every row to the sink.
+ */
+static void
+scan_share(DedupReadShared *sh, Relation rel, ParallelTableScanDesc pscan,
+		   ReadSink *sink)
+{
+	scan_rows(sh, rel, table_beginscan_parallel(rel, pscan), sink);
 }
 
 /* a worker's file of rows */
@@ -346,7 +355,7 @@ dedup_read_parallel(DedupInput *in, DedupRowFn fn, void *arg, uint64 *nrows,
 	Relation	rel;
 	bool		widen;
 	int			nworkers;
-	ParallelContext *pcxt;
+	ParallelContext *pcxt = NULL;
 	DedupReadShared *sh;
 	ParallelTableScanDesc pscan;
 	ReadSink   *sink;
@@ -355,47 +364,67 @@ dedup_read_parallel(DedupInput *in, DedupRowFn fn, void *arg, uint64 *nrows,
 	/* the lock taken by dedup_input_init_columns() */
 	rel = table_open(in->relid, NoLock);
 	if (!in->value_typbyval || in->value_typlen > (int) sizeof(Datum) ||
-		!dedup_read_by_scan(in, rel, &widen) || (nworkers = plan_workers(in, rel)) <= 0)
+		!dedup_read_by_scan(in, rel, &widen))
 	{
 		table_close(rel, NoLock);
 		return false;
 	}
 
 	dedup_clock_start(&clock);
-	pcxt = dedup_scan_context(in, rel, widen, "dedup_read_parallel_main", nworkers,
-							  sizeof(DedupReadShared), &sh, &pscan);
-	if (pcxt == NULL)
-	{
-		table_close(rel, NoLock);
-		return false;
-	}
+	nworkers = plan_workers(in, rel);
+	if (nworkers > 0)
+		pcxt = dedup_scan_context(in, rel, widen, "dedup_read_parallel_main", nworkers,
+								  sizeof(DedupReadShared), &sh, &pscan);
 
-	LaunchParallelWorkers(pcxt);
-	dedup_progress(progress, "reading %s, parallel workers: %d",
-				   in->relname, pcxt->nworkers_launched);
-
-	/*
-	 * the leader's share (unless parallel_leader_participation is off, as
-	 * in a btree's build) goes to the job at once, then the workers'
-	 */
 	sink = palloc0(sizeof(ReadSink));
 	sink->fn = fn;
 	sink->arg = arg;
 	sink->progress = progress;
 	sink->rowcxt = AllocSetContextCreate(CurrentMemoryContext, "simhash dedup row",
 										 ALLOCSET_DEFAULT_SIZES);
-	dedup_phase(&clock, "read: launch");
-	if (parallel_leader_participation || pcxt->nworkers_launched == 0)
-		scan_share(sh, rel, pscan, sink);
-	dedup_phase(&clock, "read: scan");
-	WaitForParallelWorkersToFinish(pcxt);
-	dedup_phase(&clock, "read: wait for the workers");
-	for (int i = 0; i < pcxt->nworkers_launched; i++)
-		read_worker_rows(sh, i, sink);
-	dedup_phase(&clock, "read: replay the workers' rows");
+	if (pcxt == NULL)
+	{
+		/*
+		 * No workers: a heap scan in this backend all the same, with the
+		 * active snapshot, as the SPI query would read (which costs more:
+		 * the executor's slots and projection, a DestReceiver call per row).
+		 */
+		sh = palloc0(sizeof(DedupReadShared));
+		sh->relid = in->relid;
+		sh->id_attnum = in->id_attnum;
+		sh->value_attnum = in->value_attnum;
+		sh->id_column_type = in->id_column_type;
+		sh->widen = widen;
+		strlcpy(sh->fname, in->fname, sizeof(sh->fname));
+		strlcpy(sh->id_column, in->id_column, sizeof(sh->id_column));
+		strlcpy(sh->relname, in->relname, sizeof(sh->relname));
+		scan_rows(sh, rel, table_beginscan(rel, GetActiveSnapshot(), 0, NULL), sink);
+		dedup_phase(&clock, "read: serial scan");
+		pfree(sh);
+	}
+	else
+	{
+		LaunchParallelWorkers(pcxt);
+		dedup_progress(progress, "reading %s, parallel workers: %d",
+					   in->relname, pcxt->nworkers_launched);
 
-	DestroyParallelContext(pcxt);
-	ExitParallelMode();
+		/*
+		 * the leader's share (unless parallel_leader_participation is off,
+		 * as in a btree's build) goes to the job at once, then the workers'
+		 */
+		dedup_phase(&clock, "read: launch");
+		if (parallel_leader_participation || pcxt->nworkers_launched == 0)
+			scan_share(sh, rel, pscan, sink);
+		dedup_phase(&clock, "read: scan");
+		WaitForParallelWorkersToFinish(pcxt);
+		dedup_phase(&clock, "read: wait for the workers");
+		for (int i = 0; i < pcxt->nworkers_launched; i++)
+			read_worker_rows(sh, i, sink);
+		dedup_phase(&clock, "read: replay the workers' rows");
+		DestroyParallelContext(pcxt);
+		ExitParallelMode();
+	}
+
 	table_close(rel, NoLock);
 	*nrows = sink->nrows;
 	MemoryContextDelete(sink->rowcxt);

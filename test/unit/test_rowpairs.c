@@ -217,6 +217,34 @@ check_buckets(const char *name, const uint64_t *h, const uint64_t *key, size_t n
 			  name, bits, m, r0->m);
 
 		/*
+		 * In shares (parallel workers, dedup/parallel.c): three bucket
+		 * ranges sorted in reverse order, each run list copied down after
+		 * the previous shares' as worker_sort() does.
+		 */
+		simhash_row_buckets_split(h, key, n, bits, H, K, off);
+		{
+			size_t		cut[4] = {0, nb / 3, 2 * nb / 3, nb};
+			size_t		ds[3];
+
+			for (int sh = 2; sh >= 0; sh--)
+				ds[sh] = simhash_row_buckets_sort_range(H, K, off, cut[sh], cut[sh + 1], T, V, V2);
+			m = 0;
+			for (int sh = 0; sh < 3; sh++)
+			{
+				memmove(U + m, T + off[cut[sh]], ds[sh] * 8);
+				memmove(S + m, V + off[cut[sh]], ds[sh] * 4);
+				m += ds[sh];
+			}
+			S[m] = (uint32_t) n;
+		}
+		same = r0->m == m &&
+			memcmp(r0->keys, K, n * 8) == 0 &&
+			memcmp(r0->uniq, U, m * 8) == 0 &&
+			memcmp(r0->start, S, (m + 1) * 4) == 0;
+		CHECK(same, "%s bits %d: the sort in three shares equals begin() (m %zu vs %zu)",
+			  name, bits, m, r0->m);
+
+		/*
 		 * In place (not stable): the same runs; each run's keys the same
 		 * set, so sorted within runs they are equal.
 		 */
