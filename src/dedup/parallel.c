@@ -18,24 +18,36 @@
  * them, in every participant.  The leader holds the rows; it launches the
  * workers, splits its rows in place by the top bits of their fingerprints
  * into about n / 2048 buckets (simhash_row_buckets_partition(), one pass,
- * no second copy) and writes them to a file of a SharedFileSet; each
- * worker reads that file into its own memory, sorts the buckets one by one
- * (each in cache) and concatenates their runs (simhash_row_buckets_sort()),
- * then searches units with its own find_all scratch.  Nothing large is in
- * the shared memory segment: on the project's virtual machine the first
- * touch of a 4 kB page costs about 15 us, and each process faults on every
- * shared page it touches (no huge pages for shared memory), which made the
- * earlier design (the leader's sort into the segment, the workers reading
- * it) slower than the serial search; private arrays get transparent huge
- * pages (dedup_alloc_huge()) and a file is read with read().  The leader
- * does not search when a worker started: it has the serial parts (the read's
- * replay, the split, the pairs' replay), and on as many cores as workers a
- * third searcher only competes with them.  With no worker started it
- * sorts and searches alone.  The leader passes its own pairs on at once;
- * each worker writes its pairs to a file, which the leader reads back after
- * the workers have finished.  The result is the same set of pairs as the
- * serial search, in another order; every job's output is independent of
- * that order (pairs are a set, groups are a union-find or a sort).
+ * no second copy) and writes them to a file of a SharedFileSet, the
+ * buckets' bounds to the segment.  The sort is shared: the buckets are cut
+ * into shares of about equal rows (4 per worker, so that a worker that
+ * starts late takes fewer), which the workers take from an atomic counter;
+ * a worker reads a share's rows from the leader's file, sorts its buckets
+ * one by one (each in cache, simhash_row_buckets_sort_range()) and writes
+ * the share's sorted keys, distinct fingerprints and run starts to a file
+ * of its own.  When every share is done (a counter and a condition
+ * variable), each worker reads the other shares' files into place, a copy
+ * of 20 bytes a row instead of a sort, and holds what
+ * simhash_row_buckets_sort() would have made of all rows.  Then it
+ * searches units with its own find_all scratch.  A worker allocates all its
+ * arrays, faulted in at once, while the leader still splits.  Nothing
+ * large is in the shared memory segment: on the project's virtual machine
+ * the first touch of a 4 kB page costs about 15 us, and each process
+ * faults on every shared page it touches (no huge pages for shared
+ * memory), which made the earlier design (the leader's sort into the
+ * segment, the workers reading it) slower than the serial search; private
+ * arrays get transparent huge pages (dedup_alloc_huge()) and a file is
+ * read with read().  The leader neither sorts nor searches when a worker
+ * started: it has the serial parts (the read's replay, the split, the
+ * pairs' replay), and on as many cores as workers a third process only
+ * competes with them.  With no worker started it sorts and searches
+ * alone.  Each worker writes its pairs to a file, which the leader reads
+ * back after the workers have finished.  The result is the same set of
+ * pairs as the serial search, in another order; every job's output is
+ * independent of that order (pairs are a set, groups are a union-find or
+ * a sort).  A worker that fails while others wait for its share stops the
+ * job: the leader, waiting for the workers, raises its error, and the
+ * others are terminated with the query.
  *
  * Workers need no table access.  The ParallelContext machinery (as CREATE
  * INDEX of a btree uses it) gives them the leader's transaction and
@@ -45,8 +57,9 @@
  * transaction in any case.
  *
  * Memory (within maintenance_work_mem): the leader's rows (16 bytes a row,
- * and 32 more should it search alone) and, for every worker, its copy of
- * the rows, runs and find_all scratch (40 bytes a row).  The number of
+ * and 20 more should it search alone) and, for every worker, its copy of
+ * the rows, runs and scratch (36 bytes a row: keys, distinct values, run
+ * starts, and two arrays, the sort's scratch and then find_all's).  The number of
  * workers is max_parallel_maintenance_workers, lowered until that fits;
  * with none, the serial path runs unchanged.  Only searches of at least
  * simhash.parallel_min_rows rows go parallel: starting workers costs
