@@ -29,9 +29,8 @@ simhash_row_pairs_begin(SimhashRowPairs *r, const SimhashBlocks *b,
 							 hashes, lo, hi, exact);
 }
 
-/* off[b] = the first row of bucket b (by the top bits), off[2^bits] = n */
-static void
-bucket_bounds(const uint64_t *hashes, size_t n, int bits, uint32_t *off)
+void
+simhash_row_buckets_bounds(const uint64_t *hashes, size_t n, int bits, uint32_t *off)
 {
 	size_t		nb = (size_t) 1 << bits;
 	int			shift = 64 - bits;
@@ -55,7 +54,7 @@ simhash_row_buckets_split(const uint64_t *hashes, const uint64_t *keys,
 	size_t		nb = (size_t) 1 << bits;
 	int			shift = 64 - bits;
 
-	bucket_bounds(hashes, n, bits, off);
+	simhash_row_buckets_bounds(hashes, n, bits, off);
 	/* advance off[b], bucket b's start, while filling, then undo */
 	for (size_t i = 0; i < n; i++)
 	{
@@ -70,17 +69,13 @@ simhash_row_buckets_split(const uint64_t *hashes, const uint64_t *keys,
 }
 
 void
-simhash_row_buckets_partition(uint64_t *h, uint64_t *k, size_t n, int bits,
-							  uint32_t *off, uint32_t *next)
+simhash_row_buckets_place(uint64_t *h, uint64_t *k, int bits, const uint32_t *off,
+						  uint32_t *next, size_t b_lo, size_t b_hi)
 {
-	size_t		nb = (size_t) 1 << bits;
 	int			shift = 64 - bits;
 
-	bucket_bounds(h, n, bits, off);
-	memcpy(next, off, nb * sizeof(uint32_t));
-
 	/* bucket by bucket: carry each misplaced row to where it belongs */
-	for (size_t b = 0; b < nb; b++)
+	for (size_t b = b_lo; b < b_hi; b++)
 	{
 		while (next[b] < off[b + 1])
 		{
@@ -106,6 +101,17 @@ simhash_row_buckets_partition(uint64_t *h, uint64_t *k, size_t n, int bits,
 			next[b]++;
 		}
 	}
+}
+
+void
+simhash_row_buckets_partition(uint64_t *h, uint64_t *k, size_t n, int bits,
+							  uint32_t *off, uint32_t *next)
+{
+	size_t		nb = (size_t) 1 << bits;
+
+	simhash_row_buckets_bounds(h, n, bits, off);
+	memcpy(next, off, nb * sizeof(uint32_t));
+	simhash_row_buckets_place(h, k, bits, off, next, 0, nb);
 }
 
 size_t

@@ -110,6 +110,20 @@ extern void simhash_row_buckets_partition(uint64_t *h, uint64_t *k, size_t n,
 										  int bits, uint32_t *off, uint32_t *next);
 
 /*
+ * The partition in steps, so that buckets can be used as they are done:
+ * simhash_row_buckets_bounds() sets off (2^bits + 1 entries: off[b] the
+ * first row of bucket b, off[2^bits] = n); with next a copy of off's first
+ * 2^bits entries, simhash_row_buckets_place() then fills buckets b_lo ..
+ * b_hi - 1 (rows move in from later buckets, and to them); called for
+ * consecutive ranges from bucket 0 on, each range is final on return.
+ */
+extern void simhash_row_buckets_bounds(const uint64_t *hashes, size_t n, int bits,
+									   uint32_t *off);
+extern void simhash_row_buckets_place(uint64_t *h, uint64_t *k, int bits,
+									  const uint32_t *off, uint32_t *next,
+									  size_t b_lo, size_t b_hi);
+
+/*
  * Sort one bucket's cnt rows (h[], k[]: the bucket's part of the split
  * arrays, which starts at row base) by fingerprint, and find its runs:
  * tmp (cnt elements), v and v2 (cnt each) are scratch; on return k[] is

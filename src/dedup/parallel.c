@@ -16,16 +16,19 @@
  * The rows.  A search needs the rows sorted by fingerprint, their runs of
  * equal fingerprints and the distinct fingerprints (rowpairs.h), all of
  * them, in every participant.  The leader holds the rows; it launches the
- * workers, splits its rows in place by the top bits of their fingerprints
- * into about n / 2048 buckets (simhash_row_buckets_partition(), one pass,
- * no second copy) and writes them to a file of a SharedFileSet, the
- * buckets' bounds to the segment.  The sort is shared: the buckets are cut
- * into shares of about equal rows (4 per worker, so that a worker that
- * starts late takes fewer), which the workers take from an atomic counter;
- * a worker reads a share's rows from the leader's file, sorts its buckets
- * one by one (each in cache, simhash_row_buckets_sort_range()) and writes
- * the share's sorted keys, distinct fingerprints and run starts to a file
- * of its own.  When every share is done (a counter and a condition
+ * workers, counts its rows' buckets by the top bits of their fingerprints
+ * (about n / 2048 buckets; their bounds go to the segment) and cuts the
+ * buckets into shares of about equal rows (4 per worker, so that a worker
+ * that starts late takes fewer).  It then splits the rows in place, one
+ * pass, no second copy (an American flag sort: simhash_row_buckets_place()
+ * fills the buckets in order, each final when its turn ends), share by
+ * share, writing each share's rows to a file of a SharedFileSet as soon as
+ * it is filled.  The sort is shared: the workers take shares from an
+ * atomic counter, wait until the share's file is written (a counter and a
+ * condition variable: they sort the first shares while the leader still
+ * splits), read its rows, sort its buckets one by one (each in cache,
+ * simhash_row_buckets_sort_range()) and write the share's sorted keys,
+ * distinct fingerprints and run starts to a file.  When every share is done (a counter and a condition
  * variable), each worker reads the other shares' files into place, a copy
  * of 20 bytes a row instead of a sort, and holds what
  * simhash_row_buckets_sort() would have made of all rows.  Then it
@@ -96,8 +99,6 @@ int			simhash_parallel_min_rows = INT_MAX;	/* off: opt in per job */
 #define DEDUP_RANGES_PER_WORKER 4
 #define DEDUP_MAX_RANGES 256
 
-/* a BufFile's segment files (buffile.c's MAX_PHYSICAL_FILESIZE) */
-#define DEDUP_BUFFILE_SEGMENT ((off_t) 0x40000000)
 
 /* The state every participant shares */
 typedef struct DedupParallelShared
@@ -110,11 +111,11 @@ typedef struct DedupParallelShared
 	int			unit_hi[64];
 	int			bucket_bits;	/* the split: 2^bucket_bits buckets */
 	int			nranges;		/* shares of the sort (of the buckets) */
-	pg_atomic_uint32 split;		/* 1: the split rows are in their file */
+	pg_atomic_uint32 written;	/* shares of split rows in their files */
 	pg_atomic_uint32 next_range;	/* the next share of the sort to take */
 	pg_atomic_uint32 ranges_done;	/* shares sorted and written */
 	pg_atomic_uint32 next_unit; /* the next unit to search */
-	ConditionVariable split_cv; /* broadcast when split is set */
+	ConditionVariable written_cv;	/* broadcast when a share is written */
 	ConditionVariable sorted_cv;	/* broadcast when a share is done */
 	uint32		ndistinct[DEDUP_MAX_RANGES];	/* each share's distinct values */
 	SharedFileSet fileset;		/* the split rows; the workers' pairs */
@@ -304,14 +305,22 @@ worker_emit(void *arg, const SimhashRowPair *pairs, size_t n)
 	BufFileWrite((BufFile *) arg, (void *) pairs, n * sizeof(SimhashRowPair));
 }
 
-/* the file of the split rows */
-#define ROWS_FILE "simhash_rows"
-
-/* the file of sorted share r */
+/* the file of share r's split rows (the leader's) or sorted rows */
 static void
-range_file_name(char *name, size_t size, int r)
+share_file_name(char *name, size_t size, const char *what, int r)
 {
-	snprintf(name, size, "simhash_sorted.%d", r);
+	snprintf(name, size, "simhash_%s.%d", what, r);
+}
+
+/* wait until more than r shares of split rows are written */
+static void
+wait_written(DedupParallelShared *sh, uint32 r)
+{
+	ConditionVariablePrepareToSleep(&sh->written_cv);
+	while (pg_atomic_read_u32(&sh->written) <= r)
+		ConditionVariableSleep(&sh->written_cv, PG_WAIT_EXTENSION);
+	ConditionVariableCancelSleep();
+	pg_memory_barrier();
 }
 
 /*
@@ -347,18 +356,6 @@ range_bounds(const uint32 *off, int bits, uint64 n, int nranges, int r,
 	}
 }
 
-/* read size bytes at byte pos of file (any size: segments of 1GB) */
-static void
-read_at(BufFile *file, off_t pos, void *buf, size_t size)
-{
-	if (BufFileSeek(file, (int) (pos / DEDUP_BUFFILE_SEGMENT),
-					pos % DEDUP_BUFFILE_SEGMENT, SEEK_SET) != 0 ||
-		BufFileRead(file, buf, size) != size)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not read a temporary file of simhash rows")));
-}
-
 /* read exactly size bytes from file */
 static void
 read_all(BufFile *file, void *buf, size_t size)
@@ -389,7 +386,6 @@ worker_sort(DedupParallelShared *sh, const uint32 *off, DedupParallelRows *rows,
 	uint64		m = 0;
 
 	memset(mine, 0, sizeof(mine));
-	in = BufFileOpenFileSet(&sh->fileset.fs, ROWS_FILE, O_RDONLY, false);
 	for (;;)
 	{
 		uint32		r = pg_atomic_fetch_add_u32(&sh->next_range, 1);
@@ -405,11 +401,15 @@ worker_sort(DedupParallelShared *sh, const uint32 *off, DedupParallelRows *rows,
 		range_bounds(off, sh->bucket_bits, n, sh->nranges, r, &b_lo, &b_hi);
 		o = off[b_lo];
 		cnt = off[b_hi] - o;
-		read_at(in, (off_t) o * sizeof(uint64), rows->h + o, cnt * sizeof(uint64));
-		read_at(in, (off_t) (n + o) * sizeof(uint64), rows->k + o, cnt * sizeof(uint64));
+		wait_written(sh, r);
+		share_file_name(name, sizeof(name), "rows", r);
+		in = BufFileOpenFileSet(&sh->fileset.fs, name, O_RDONLY, false);
+		read_all(in, rows->h + o, cnt * sizeof(uint64));
+		read_all(in, rows->k + o, cnt * sizeof(uint64));
+		BufFileClose(in);
 		d = simhash_row_buckets_sort_range(rows->h, rows->k, off, b_lo, b_hi,
 										   rows->uniq, rows->start, (uint32 *) rows->scratch);
-		range_file_name(name, sizeof(name), r);
+		share_file_name(name, sizeof(name), "sorted", r);
 		file = BufFileCreateFileSet(&sh->fileset.fs, name);
 		BufFileWrite(file, rows->k + o, cnt * sizeof(uint64));
 		BufFileWrite(file, rows->uniq + o, d * sizeof(uint64));
@@ -420,7 +420,6 @@ worker_sort(DedupParallelShared *sh, const uint32 *off, DedupParallelRows *rows,
 		pg_atomic_fetch_add_u32(&sh->ranges_done, 1);	/* a full barrier */
 		ConditionVariableBroadcast(&sh->sorted_cv);
 	}
-	BufFileClose(in);
 	dedup_phase(clock, "search: sort shares");
 
 	/* every share sorted (a worker that fails stops the job: the leader) */
@@ -456,7 +455,7 @@ worker_sort(DedupParallelShared *sh, const uint32 *off, DedupParallelRows *rows,
 		}
 		else
 		{
-			range_file_name(name, sizeof(name), r);
+			share_file_name(name, sizeof(name), "sorted", r);
 			file = BufFileOpenFileSet(&sh->fileset.fs, name, O_RDONLY, false);
 			read_all(file, rows->k + o, cnt * sizeof(uint64));
 			read_all(file, rows->uniq + m, d * sizeof(uint64));
@@ -484,12 +483,8 @@ dedup_parallel_main(dsm_segment *seg, shm_toc *toc)
 	dedup_clock_start(&clock);
 	rows_alloc(&rows, sh->n);
 
-	/* the workers start while the leader splits the rows: wait for them */
-	ConditionVariablePrepareToSleep(&sh->split_cv);
-	while (pg_atomic_read_u32(&sh->split) == 0)
-		ConditionVariableSleep(&sh->split_cv, PG_WAIT_EXTENSION);
-	ConditionVariableCancelSleep();
-	pg_memory_barrier();
+	/* the leader's first share: the shares and off[] are set then */
+	wait_written(sh, 0);
 	dedup_phase(&clock, "search: wait for the split");
 
 	/* shares of the sort, then the others' shares: see the header */
@@ -630,11 +625,11 @@ dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
 	memcpy(sh->unit_lo, unit_lo, sizeof(unit_lo));
 	memcpy(sh->unit_hi, unit_hi, sizeof(unit_hi));
 	sh->bucket_bits = bits;
-	pg_atomic_init_u32(&sh->split, 0);
+	pg_atomic_init_u32(&sh->written, 0);
 	pg_atomic_init_u32(&sh->next_range, 0);
 	pg_atomic_init_u32(&sh->ranges_done, 0);
 	pg_atomic_init_u32(&sh->next_unit, 0);
-	ConditionVariableInit(&sh->split_cv);
+	ConditionVariableInit(&sh->written_cv);
 	ConditionVariableInit(&sh->sorted_cv);
 	SharedFileSetInit(&sh->fileset, pcxt->seg);
 	off = shm_toc_allocate(pcxt->toc, off_size);
@@ -644,28 +639,46 @@ dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
 	/*
 	 * The workers start (which takes a while) during the split, the one
 	 * serial pass over the rows, done in place (fresh memory is costly: a
-	 * page fault per page); the split rows go to a file the workers read
-	 * into their own memory.
+	 * page fault per page) and share by share: each share's rows go to a
+	 * file as soon as its buckets are filled, and a worker may sort it
+	 * while the leader fills the next.
 	 */
 	LaunchParallelWorkers(pcxt);
 	dedup_phase(&clock, "search: launch");
 	next = palloc(sizeof(uint32) << bits);
-	simhash_row_buckets_partition(hash, key, n, bits, off, next);
-	pfree(next);
-	dedup_phase(&clock, "search: split");
-	/* shares of the sort: a few per worker, for the workers that start late */
-	sh->nranges = Min(DEDUP_RANGES_PER_WORKER * Max(pcxt->nworkers_launched, 1),
-					  DEDUP_MAX_RANGES);
-	if (pcxt->nworkers_launched > 0)
+	if (pcxt->nworkers_launched == 0)
+		simhash_row_buckets_partition(hash, key, n, bits, off, next);
+	else
 	{
-		file = BufFileCreateFileSet(&sh->fileset.fs, ROWS_FILE);
-		BufFileWrite(file, hash, n * sizeof(uint64));
-		BufFileWrite(file, key, n * sizeof(uint64));
-		BufFileClose(file);
+		/* shares of the sort: a few per worker, for workers that start late */
+		sh->nranges = Min(DEDUP_RANGES_PER_WORKER * pcxt->nworkers_launched,
+						  DEDUP_MAX_RANGES);
+		simhash_row_buckets_bounds(hash, n, bits, off);
+		memcpy(next, off, sizeof(uint32) << bits);
+		for (int r = 0; r < sh->nranges; r++)
+		{
+			size_t		b_lo,
+						b_hi;
+			uint32		o,
+						cnt;
+			char		name[MAXPGPATH];
+
+			CHECK_FOR_INTERRUPTS();
+			range_bounds(off, bits, n, sh->nranges, r, &b_lo, &b_hi);
+			simhash_row_buckets_place(hash, key, bits, off, next, b_lo, b_hi);
+			o = off[b_lo];
+			cnt = off[b_hi] - o;
+			share_file_name(name, sizeof(name), "rows", r);
+			file = BufFileCreateFileSet(&sh->fileset.fs, name);
+			BufFileWrite(file, hash + o, cnt * sizeof(uint64));
+			BufFileWrite(file, key + o, cnt * sizeof(uint64));
+			BufFileClose(file);
+			pg_atomic_fetch_add_u32(&sh->written, 1);	/* a full barrier */
+			ConditionVariableBroadcast(&sh->written_cv);
+		}
 	}
-	pg_atomic_fetch_add_u32(&sh->split, 1);	/* a full barrier */
-	ConditionVariableBroadcast(&sh->split_cv);
-	dedup_phase(&clock, "search: write the rows");
+	pfree(next);
+	dedup_phase(&clock, "search: split and write the rows");
 	dedup_progress(progress, "searching %zu rows in %d table groups, parallel workers: %d",
 				   n, nunits, pcxt->nworkers_launched);
 

@@ -251,6 +251,38 @@ check_buckets(const char *name, const uint64_t *h, const uint64_t *key, size_t n
 		memcpy(H, h, n * 8);
 		memcpy(K, key, n * 8);
 		simhash_row_buckets_partition(H, K, n, bits, off, d);
+		/*
+		 * The partition in three steps (dedup/parallel.c hands each range
+		 * over when it is placed): every range final on return, the
+		 * result the same as in one step.
+		 */
+		{
+			uint64_t   *H2 = malloc((n + 1) * 8),
+					   *K2 = malloc((n + 1) * 8);
+			uint32_t   *off2 = malloc((nb + 1) * 4),
+					   *next2 = malloc(nb * 4);
+			size_t		cut[4] = {0, nb / 3, 2 * nb / 3, nb};
+			bool		final = true;
+
+			memcpy(H2, h, n * 8);
+			memcpy(K2, key, n * 8);
+			simhash_row_buckets_bounds(H2, n, bits, off2);
+			memcpy(next2, off2, nb * 4);
+			for (int sh = 0; sh < 3; sh++)
+			{
+				simhash_row_buckets_place(H2, K2, bits, off2, next2, cut[sh], cut[sh + 1]);
+				for (uint32_t i = off2[cut[sh]]; i < off2[cut[sh + 1]]; i++)
+					if ((H2[i] >> (64 - bits)) < cut[sh] || (H2[i] >> (64 - bits)) >= cut[sh + 1])
+						final = false;
+			}
+			CHECK(final && memcmp(off, off2, (nb + 1) * 4) == 0 &&
+				  memcmp(H, H2, n * 8) == 0 && memcmp(K, K2, n * 8) == 0,
+				  "%s bits %d: the partition in three steps equals one step", name, bits);
+			free(H2);
+			free(K2);
+			free(off2);
+			free(next2);
+		}
 		m = simhash_row_buckets_sort(H, K, n, off, bits, T, V, V2);
 		for (size_t r = 0; r < m; r++)
 		{
