@@ -331,6 +331,20 @@ dedup_read_by_scan(DedupInput *in, Relation rel, bool *widen)
 	return false;
 }
 
+/* the columns and names of in's read (widen: integer ids as bigint) */
+static void
+scan_columns(DedupScanShared *sh, DedupInput *in, bool widen)
+{
+	sh->relid = in->relid;
+	sh->id_attnum = in->id_attnum;
+	sh->value_attnum = in->value_attnum;
+	sh->id_column_type = in->id_column_type;
+	sh->widen = widen;
+	strlcpy(sh->fname, in->fname, sizeof(sh->fname));
+	strlcpy(sh->id_column, in->id_column, sizeof(sh->id_column));
+	strlcpy(sh->relname, in->relname, sizeof(sh->relname));
+}
+
 /*
  * Enter parallel mode and set up the segment of a parallel read of rel:
  * shared state of shared_size bytes (a DedupScanShared first, filled here)
@@ -365,14 +379,7 @@ dedup_scan_context(DedupInput *in, Relation rel, bool widen, const char *worker_
 
 	sh = shm_toc_allocate(pcxt->toc, shared_size);
 	memset(sh, 0, shared_size);
-	sh->relid = in->relid;
-	sh->id_attnum = in->id_attnum;
-	sh->value_attnum = in->value_attnum;
-	sh->id_column_type = in->id_column_type;
-	sh->widen = widen;
-	strlcpy(sh->fname, in->fname, sizeof(sh->fname));
-	strlcpy(sh->id_column, in->id_column, sizeof(sh->id_column));
-	strlcpy(sh->relname, in->relname, sizeof(sh->relname));
+	scan_columns(sh, in, widen);
 	SharedFileSetInit(&sh->fileset, pcxt->seg);
 	pscan = shm_toc_allocate(pcxt->toc, table_parallelscan_estimate(rel, snapshot));
 	table_parallelscan_initialize(rel, pscan, snapshot);
@@ -432,14 +439,7 @@ dedup_read_parallel(DedupInput *in, DedupRowFn fn, void *arg, uint64 *nrows,
 		 * the executor's slots and projection, a DestReceiver call per row).
 		 */
 		sh = palloc0(sizeof(DedupReadShared));
-		sh->relid = in->relid;
-		sh->id_attnum = in->id_attnum;
-		sh->value_attnum = in->value_attnum;
-		sh->id_column_type = in->id_column_type;
-		sh->widen = widen;
-		strlcpy(sh->fname, in->fname, sizeof(sh->fname));
-		strlcpy(sh->id_column, in->id_column, sizeof(sh->id_column));
-		strlcpy(sh->relname, in->relname, sizeof(sh->relname));
+		scan_columns(sh, in, widen);
 		scan_rows(sh, rel, table_beginscan(rel, GetActiveSnapshot(), 0, NULL), sink);
 		dedup_phase(&clock, "read: serial scan");
 		pfree(sh);
