@@ -19,14 +19,16 @@
  * workers, counts its rows' buckets by the top bits of their fingerprints
  * (about n / 2048 buckets; their bounds go to the segment) and cuts the
  * buckets into shares of about equal rows (4 per worker, so that a worker
- * that starts late takes fewer).  It then splits the rows in place, one
- * pass, no second copy (an American flag sort: simhash_row_buckets_place()
- * fills the buckets in order, each final when its turn ends), share by
- * share, writing each share's rows to a file of a SharedFileSet as soon as
- * it is filled.  The sort is shared: the workers take shares from an
- * atomic counter, wait until the share's file is written (a counter and a
- * condition variable: they sort the first shares while the leader still
- * splits), read its rows, sort its buckets one by one (each in cache,
+ * that starts late takes fewer).  It then splits the rows in place by
+ * the top bits of the buckets (coarse buckets: at most 1024, see
+ * coarse_bits()), one pass, no second copy (an American flag sort:
+ * simhash_row_buckets_place() fills the buckets in order, each final when
+ * its turn ends), share by share, writing each share's rows to a file of a
+ * SharedFileSet as soon as it is filled.  The sort is shared: the workers
+ * take shares from an atomic counter, wait until the share's file is
+ * written (a counter and a condition variable: they sort the first shares
+ * while the leader still splits), read its rows, split them in place by
+ * the buckets' remaining bits, sort its buckets one by one (each in cache,
  * simhash_row_buckets_sort_range()) and write the share's sorted keys,
  * distinct fingerprints and run starts to a file.  When every share is done (a counter and a condition
  * variable), each worker reads the other shares' files into place, a copy
@@ -324,14 +326,22 @@ wait_written(DedupParallelShared *sh, uint32 r)
 }
 
 /*
- * The leader splits its rows by at most the top DEDUP_SPLIT_BITS bits
- * (coarse buckets), whatever the number of buckets: with more write
+ * The leader splits its rows by fewer bits than the buckets have (coarse
+ * buckets: one bit fewer, at most DEDUP_SPLIT_BITS): with more write
  * heads, each on its own page of the rows, its in-place split got several
  * times slower per row (10M rows, 8192 buckets: 177 ns a row against 25 at
  * 2M rows and 1024).  The workers split each share by the remaining bits,
- * in place, few heads at a time.
+ * in place, a few heads at a time.  (Always at least one bit: the
+ * workers' split runs, and is tested, at every size.)
  */
 #define DEDUP_SPLIT_BITS 10
+
+/* the bits of the leader's coarse split for 2^bits buckets */
+static inline int
+coarse_bits(int bits)
+{
+	return Min(bits - 1, DEDUP_SPLIT_BITS);
+}
 
 /*
  * Share r of nranges of the sort: buckets *b_lo .. *b_hi - 1 (of 2^bits),
@@ -342,7 +352,7 @@ static void
 range_bounds(const uint32 *off, int bits, uint64 n, int nranges, int r,
 			 size_t *b_lo, size_t *b_hi)
 {
-	int			step = bits - Min(bits, DEDUP_SPLIT_BITS);
+	int			step = bits - coarse_bits(bits);
 	size_t		nc = (size_t) 1 << (bits - step);
 
 	for (int e = 0; e < 2; e++)
@@ -420,13 +430,10 @@ worker_sort(DedupParallelShared *sh, const uint32 *off, DedupParallelRows *rows,
 		read_all(in, rows->h + o, cnt * sizeof(uint64));
 		read_all(in, rows->k + o, cnt * sizeof(uint64));
 		BufFileClose(in);
-		if (sh->bucket_bits > DEDUP_SPLIT_BITS)
-		{
-			/* the leader split by the top bits only: the rest, in place */
-			memcpy(next + b_lo, off + b_lo, (b_hi - b_lo) * sizeof(uint32));
-			simhash_row_buckets_place(rows->h, rows->k, sh->bucket_bits, off, next,
-									  b_lo, b_hi);
-		}
+		/* the leader split by the top bits only: the rest, in place */
+		memcpy(next + b_lo, off + b_lo, (b_hi - b_lo) * sizeof(uint32));
+		simhash_row_buckets_place(rows->h, rows->k, sh->bucket_bits, off, next,
+								  b_lo, b_hi);
 		d = simhash_row_buckets_sort_range(rows->h, rows->k, off, b_lo, b_hi,
 										   rows->uniq, rows->start, (uint32 *) rows->scratch);
 		share_file_name(name, sizeof(name), "sorted", r);
@@ -610,7 +617,7 @@ dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
 	int			nunits = plan_units(b, lo, hi, unit_lo, unit_hi);
 	int			nworkers = plan_workers(n, nunits, budget);
 	int			bits = bucket_bits_for(n);
-	int			cbits = Min(bits, DEDUP_SPLIT_BITS);
+	int			cbits = coarse_bits(bits);
 	Size		off_size = ((Size) (1 << bits) + 1) * sizeof(uint32);
 	ParallelContext *pcxt;
 	DedupParallelShared *sh;
