@@ -29,9 +29,8 @@ simhash_row_pairs_begin(SimhashRowPairs *r, const SimhashBlocks *b,
 							 hashes, lo, hi, exact);
 }
 
-/* off[b] = the first row of bucket b (by the top bits), off[2^bits] = n */
-static void
-bucket_bounds(const uint64_t *hashes, size_t n, int bits, uint32_t *off)
+void
+simhash_row_buckets_bounds(const uint64_t *hashes, size_t n, int bits, uint32_t *off)
 {
 	size_t		nb = (size_t) 1 << bits;
 	int			shift = 64 - bits;
@@ -55,7 +54,7 @@ simhash_row_buckets_split(const uint64_t *hashes, const uint64_t *keys,
 	size_t		nb = (size_t) 1 << bits;
 	int			shift = 64 - bits;
 
-	bucket_bounds(hashes, n, bits, off);
+	simhash_row_buckets_bounds(hashes, n, bits, off);
 	/* advance off[b], bucket b's start, while filling, then undo */
 	for (size_t i = 0; i < n; i++)
 	{
@@ -70,17 +69,13 @@ simhash_row_buckets_split(const uint64_t *hashes, const uint64_t *keys,
 }
 
 void
-simhash_row_buckets_partition(uint64_t *h, uint64_t *k, size_t n, int bits,
-							  uint32_t *off, uint32_t *next)
+simhash_row_buckets_place(uint64_t *h, uint64_t *k, int bits, const uint32_t *off,
+						  uint32_t *next, size_t b_lo, size_t b_hi)
 {
-	size_t		nb = (size_t) 1 << bits;
 	int			shift = 64 - bits;
 
-	bucket_bounds(h, n, bits, off);
-	memcpy(next, off, nb * sizeof(uint32_t));
-
 	/* bucket by bucket: carry each misplaced row to where it belongs */
-	for (size_t b = 0; b < nb; b++)
+	for (size_t b = b_lo; b < b_hi; b++)
 	{
 		while (next[b] < off[b + 1])
 		{
@@ -106,6 +101,17 @@ simhash_row_buckets_partition(uint64_t *h, uint64_t *k, size_t n, int bits,
 			next[b]++;
 		}
 	}
+}
+
+void
+simhash_row_buckets_partition(uint64_t *h, uint64_t *k, size_t n, int bits,
+							  uint32_t *off, uint32_t *next)
+{
+	size_t		nb = (size_t) 1 << bits;
+
+	simhash_row_buckets_bounds(h, n, bits, off);
+	memcpy(next, off, nb * sizeof(uint32_t));
+	simhash_row_buckets_place(h, k, bits, off, next, 0, nb);
 }
 
 size_t
@@ -134,14 +140,14 @@ simhash_row_bucket_sort(uint64_t *h, uint64_t *k, size_t cnt,
 }
 
 size_t
-simhash_row_buckets_sort(uint64_t *h, uint64_t *k, size_t n,
-						 const uint32_t *off, int bits,
-						 uint64_t *tmp, uint32_t *v, uint32_t *v2)
+simhash_row_buckets_sort_range(uint64_t *h, uint64_t *k, const uint32_t *off,
+							   size_t b_lo, size_t b_hi,
+							   uint64_t *tmp, uint32_t *v, uint32_t *v2)
 {
-	size_t		nb = (size_t) 1 << bits;
+	uint32_t	first = off[b_lo];
 	size_t		m = 0;
 
-	for (size_t b = 0; b < nb; b++)
+	for (size_t b = b_lo; b < b_hi; b++)
 	{
 		uint32_t	o = off[b];
 		size_t		cnt = off[b + 1] - o,
@@ -150,11 +156,22 @@ simhash_row_buckets_sort(uint64_t *h, uint64_t *k, size_t n,
 		if (cnt == 0)
 			continue;
 		d = simhash_row_bucket_sort(h + o, k + o, cnt, tmp + o, v + o, v2 + o, o);
-		/* m <= o: the runs move down over buckets already done */
-		memmove(tmp + m, tmp + o, d * sizeof(uint64_t));
-		memmove(v + m, v + o, d * sizeof(uint32_t));
+		/* first + m <= o: the runs move down over buckets already done */
+		memmove(tmp + first + m, tmp + o, d * sizeof(uint64_t));
+		memmove(v + first + m, v + o, d * sizeof(uint32_t));
 		m += d;
 	}
+	return m;
+}
+
+size_t
+simhash_row_buckets_sort(uint64_t *h, uint64_t *k, size_t n,
+						 const uint32_t *off, int bits,
+						 uint64_t *tmp, uint32_t *v, uint32_t *v2)
+{
+	size_t		m = simhash_row_buckets_sort_range(h, k, off, 0, (size_t) 1 << bits,
+												   tmp, v, v2);
+
 	v[m] = (uint32_t) n;
 	return m;
 }

@@ -110,6 +110,20 @@ extern void simhash_row_buckets_partition(uint64_t *h, uint64_t *k, size_t n,
 										  int bits, uint32_t *off, uint32_t *next);
 
 /*
+ * The partition in steps, so that buckets can be used as they are done:
+ * simhash_row_buckets_bounds() sets off (2^bits + 1 entries: off[b] the
+ * first row of bucket b, off[2^bits] = n); with next a copy of off's first
+ * 2^bits entries, simhash_row_buckets_place() then fills buckets b_lo ..
+ * b_hi - 1 (rows move in from later buckets, and to them); called for
+ * consecutive ranges from bucket 0 on, each range is final on return.
+ */
+extern void simhash_row_buckets_bounds(const uint64_t *hashes, size_t n, int bits,
+									   uint32_t *off);
+extern void simhash_row_buckets_place(uint64_t *h, uint64_t *k, int bits,
+									  const uint32_t *off, uint32_t *next,
+									  size_t b_lo, size_t b_hi);
+
+/*
  * Sort one bucket's cnt rows (h[], k[]: the bucket's part of the split
  * arrays, which starts at row base) by fingerprint, and find its runs:
  * tmp (cnt elements), v and v2 (cnt each) are scratch; on return k[] is
@@ -132,6 +146,20 @@ extern size_t simhash_row_bucket_sort(uint64_t *h, uint64_t *k, size_t cnt,
 extern size_t simhash_row_buckets_sort(uint64_t *h, uint64_t *k, size_t n,
 									   const uint32_t *off, int bits,
 									   uint64_t *tmp, uint32_t *v, uint32_t *v2);
+
+/*
+ * Buckets b_lo .. b_hi - 1 of the split rows sorted as
+ * simhash_row_buckets_sort() sorts them (a parallel participant's share):
+ * h[], k[], tmp, v and v2 are indexed by row as there, and only rows
+ * off[b_lo] .. off[b_hi] - 1 are read or written.  On return those rows of
+ * k[] are ordered by fingerprint, and tmp[off[b_lo] ..] and v[off[b_lo] ..]
+ * hold the d distinct fingerprints of the share and the rows where their
+ * runs start.  Returns d.  The shares' outputs, concatenated in bucket
+ * order (with v[m] = n), are simhash_row_buckets_sort()'s.
+ */
+extern size_t simhash_row_buckets_sort_range(uint64_t *h, uint64_t *k, const uint32_t *off,
+											 size_t b_lo, size_t b_hi,
+											 uint64_t *tmp, uint32_t *v, uint32_t *v2);
 
 /*
  * Write up to max (>= 1) pairs to out and return how many.  Each call does

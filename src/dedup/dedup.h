@@ -165,13 +165,15 @@ extern void dedup_progress_start(DedupProgress *p, const char *fname);
 extern void dedup_progress(DedupProgress *p, const char *fmt,...) pg_attribute_printf(2, 3);
 
 /*
- * read_parallel.c: the read by a parallel table scan in workers and the
- * leader, for inputs a heap scan can read as SPI would (a plain table
- * readable by the user without row security, by-value ids of the column's
- * type or integers widened to bigint, a by-value value column) when the
- * table has at least simhash.parallel_min_rows rows (estimated).  Calls fn
- * for every row in the leader, as dedup_read() does, in another order, and
- * sets *nrows; false, having read nothing, if the read is not for workers.
+ * read_parallel.c: the read by a table scan, for inputs a heap scan can
+ * read as SPI would (a plain table readable by the user without row
+ * security, by-value ids of the column's type or integers widened to
+ * bigint, a by-value value column): a parallel scan in workers and the
+ * leader when the table has at least simhash.parallel_min_rows rows
+ * (estimated) and workers are allowed, else a scan in the leader alone.
+ * Calls fn for every row in the leader, as dedup_read() does, in another
+ * order, and sets *nrows; false, having read nothing, if the input is for
+ * SPI.
  */
 extern bool dedup_read_parallel(DedupInput *in, DedupRowFn fn, void *arg,
 								uint64 *nrows, DedupProgress *progress);

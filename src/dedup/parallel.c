@@ -16,26 +16,43 @@
  * The rows.  A search needs the rows sorted by fingerprint, their runs of
  * equal fingerprints and the distinct fingerprints (rowpairs.h), all of
  * them, in every participant.  The leader holds the rows; it launches the
- * workers, splits its rows in place by the top bits of their fingerprints
- * into about n / 2048 buckets (simhash_row_buckets_partition(), one pass,
- * no second copy) and writes them to a file of a SharedFileSet; each
- * worker reads that file into its own memory, sorts the buckets one by one
- * (each in cache) and concatenates their runs (simhash_row_buckets_sort()),
- * then searches units with its own find_all scratch.  Nothing large is in
- * the shared memory segment: on the project's virtual machine the first
- * touch of a 4 kB page costs about 15 us, and each process faults on every
- * shared page it touches (no huge pages for shared memory), which made the
- * earlier design (the leader's sort into the segment, the workers reading
- * it) slower than the serial search; private arrays get transparent huge
- * pages (dedup_alloc_huge()) and a file is read with read().  The leader
- * does not search when a worker started: it has the serial parts (the read's
- * replay, the split, the pairs' replay), and on as many cores as workers a
- * third searcher only competes with them.  With no worker started it
- * sorts and searches alone.  The leader passes its own pairs on at once;
- * each worker writes its pairs to a file, which the leader reads back after
- * the workers have finished.  The result is the same set of pairs as the
- * serial search, in another order; every job's output is independent of
- * that order (pairs are a set, groups are a union-find or a sort).
+ * workers, counts its rows' buckets by the top bits of their fingerprints
+ * (about n / 2048 buckets; their bounds go to the segment) and cuts the
+ * buckets into shares of about equal rows (4 per worker, so that a worker
+ * that starts late takes fewer).  It then splits the rows in place by
+ * the top bits of the buckets (coarse buckets: at most 1024, see
+ * coarse_bits()), one pass, no second copy (an American flag sort:
+ * simhash_row_buckets_place() fills the buckets in order, each final when
+ * its turn ends), share by share, writing each share's rows to a file of a
+ * SharedFileSet as soon as it is filled.  The sort is shared: the workers
+ * take shares from an atomic counter, wait until the share's file is
+ * written (a counter and a condition variable: they sort the first shares
+ * while the leader still splits), read its rows, split them in place by
+ * the buckets' remaining bits, sort its buckets one by one (each in cache,
+ * simhash_row_buckets_sort_range()) and write the share's sorted keys,
+ * distinct fingerprints and run starts to a file.  When every share is done (a counter and a condition
+ * variable), each worker reads the other shares' files into place, a copy
+ * of 20 bytes a row instead of a sort, and holds what
+ * simhash_row_buckets_sort() would have made of all rows.  Then it
+ * searches units with its own find_all scratch.  A worker allocates all its
+ * arrays, faulted in at once, while the leader still splits.  Nothing
+ * large is in the shared memory segment: on the project's virtual machine
+ * the first touch of a 4 kB page costs about 15 us, and each process
+ * faults on every shared page it touches (no huge pages for shared
+ * memory), which made the earlier design (the leader's sort into the
+ * segment, the workers reading it) slower than the serial search; private
+ * arrays get transparent huge pages (dedup_alloc_huge()) and a file is
+ * read with read().  The leader neither sorts nor searches when a worker
+ * started: it has the serial parts (the read's replay, the split, the
+ * pairs' replay), and on as many cores as workers a third process only
+ * competes with them.  With no worker started it sorts and searches
+ * alone.  Each worker writes its pairs to a file, which the leader reads
+ * back after the workers have finished.  The result is the same set of
+ * pairs as the serial search, in another order; every job's output is
+ * independent of that order (pairs are a set, groups are a union-find or
+ * a sort).  A worker that fails while others wait for its share stops the
+ * job: the leader, waiting for the workers, raises its error, and the
+ * others are terminated with the query.
  *
  * Workers need no table access.  The ParallelContext machinery (as CREATE
  * INDEX of a btree uses it) gives them the leader's transaction and
@@ -45,8 +62,9 @@
  * transaction in any case.
  *
  * Memory (within maintenance_work_mem): the leader's rows (16 bytes a row,
- * and 32 more should it search alone) and, for every worker, its copy of
- * the rows, runs and find_all scratch (40 bytes a row).  The number of
+ * and 20 more should it search alone) and, for every worker, its copy of
+ * the rows, runs and scratch (36 bytes a row: keys, distinct values, run
+ * starts, and two arrays, the sort's scratch and then find_all's).  The number of
  * workers is max_parallel_maintenance_workers, lowered until that fits;
  * with none, the serial path runs unchanged.  Only searches of at least
  * simhash.parallel_min_rows rows go parallel: starting workers costs
@@ -79,6 +97,11 @@
 
 int			simhash_parallel_min_rows = INT_MAX;	/* off: opt in per job */
 
+/* shares of the sort per worker, and at most */
+#define DEDUP_RANGES_PER_WORKER 4
+#define DEDUP_MAX_RANGES 256
+
+
 /* The state every participant shares */
 typedef struct DedupParallelShared
 {
@@ -89,16 +112,22 @@ typedef struct DedupParallelShared
 	int			unit_lo[64];	/* unit u: tables unit_lo[u] .. unit_hi[u] - 1 */
 	int			unit_hi[64];
 	int			bucket_bits;	/* the split: 2^bucket_bits buckets */
-	pg_atomic_uint32 split;		/* 1: the split rows are in their file */
+	int			nranges;		/* shares of the sort (of the buckets) */
+	pg_atomic_uint32 written;	/* shares of split rows in their files */
+	pg_atomic_uint32 next_range;	/* the next share of the sort to take */
+	pg_atomic_uint32 ranges_done;	/* shares sorted and written */
 	pg_atomic_uint32 next_unit; /* the next unit to search */
-	ConditionVariable split_cv; /* broadcast when split is set */
+	ConditionVariable written_cv;	/* broadcast when a share is written */
+	ConditionVariable sorted_cv;	/* broadcast when a share is done */
+	uint32		ndistinct[DEDUP_MAX_RANGES];	/* each share's distinct values */
 	SharedFileSet fileset;		/* the split rows; the workers' pairs */
 } DedupParallelShared;
 
 /*
  * A participant's rows, private (huge pages): the split rows h[], k[]
  * (n each), sorted in place; the distinct fingerprints uniq[] (n) and run
- * starts start[] (n + 1); a sort scratch (n); then find_all's two arrays.
+ * starts start[] (n + 1); scratch[] (n), the sort's and then find_all's.
+ * After the sort h[] is scratch too: find_all's other array.
  */
 typedef struct DedupParallelRows
 {
@@ -106,12 +135,12 @@ typedef struct DedupParallelRows
 	uint64	   *k;
 	uint64	   *uniq;
 	uint32	   *start;
-	uint32	   *v2;
+	uint64	   *scratch;
 	uint64		m;
 } DedupParallelRows;
 
-/* private bytes of a participant's rows beyond find_all's second array */
-#define ROWS_BYTES(n) ((double) (n) * (3 * sizeof(uint64) + 2 * sizeof(uint32)))
+/* private bytes of a participant's rows and search */
+#define ROWS_BYTES(n) ((double) (n) * (4 * sizeof(uint64) + sizeof(uint32)))
 
 /* buckets for n rows: about 2048 rows each (a sort in cache), 16 .. 65536 */
 static int
@@ -147,42 +176,43 @@ alloc_populated(Size size)
 	return p;
 }
 
-/* allocate a participant's split rows (h[], k[]) for n rows */
+/* allocate the arrays of a participant's sort beyond h[] and k[] */
+static void
+rows_alloc_sort(DedupParallelRows *rows, uint64 n)
+{
+	rows->uniq = alloc_populated(Max(n, 1) * sizeof(uint64));
+	rows->start = alloc_populated((n + 1) * sizeof(uint32));
+	rows->scratch = alloc_populated(Max(n, 1) * sizeof(uint64));
+}
+
+/* allocate a worker's arrays for n rows */
 static void
 rows_alloc(DedupParallelRows *rows, uint64 n)
 {
 	memset(rows, 0, sizeof(*rows));
 	rows->h = alloc_populated(Max(n, 1) * sizeof(uint64));
 	rows->k = alloc_populated(Max(n, 1) * sizeof(uint64));
+	rows_alloc_sort(rows, n);
 }
 
+/* free the arrays of rows_alloc_sort() */
 static void
-rows_free(DedupParallelRows *rows)
+rows_free_sort(DedupParallelRows *rows)
 {
-	pfree(rows->h);
-	pfree(rows->k);
-	if (rows->uniq)
-		pfree(rows->uniq);
-	if (rows->start)
-		pfree(rows->start);
+	pfree(rows->uniq);
+	pfree(rows->start);
+	pfree(rows->scratch);
 }
 
 /*
- * Sort the split rows and find their runs (every searching participant
- * does it, in private memory: see the header).
+ * Sort all the split rows and find their runs (the leader when no worker
+ * started; the workers share the sort: worker_sort()).
  */
 static void
 rows_sort(DedupParallelRows *rows, DedupParallelShared *sh, const uint32 *off)
 {
-	uint64		n = sh->n;
-
-	rows->uniq = alloc_populated(Max(n, 1) * sizeof(uint64));
-	rows->start = alloc_populated((n + 1) * sizeof(uint32));
-	rows->v2 = alloc_populated(Max(n, 1) * sizeof(uint32));
-	rows->m = simhash_row_buckets_sort(rows->h, rows->k, n, off, sh->bucket_bits,
-									   rows->uniq, rows->start, rows->v2);
-	pfree(rows->v2);
-	rows->v2 = NULL;
+	rows->m = simhash_row_buckets_sort(rows->h, rows->k, sh->n, off, sh->bucket_bits,
+									   rows->uniq, rows->start, (uint32 *) rows->scratch);
 }
 
 PGDLLEXPORT void dedup_parallel_main(dsm_segment *seg, shm_toc *toc);
@@ -235,12 +265,12 @@ dedup_parallel_define_gucs(void)
 
 /*
  * Take units until none is left, searching each and passing its pairs to
- * fn.  fa_keys and fa_tmp: this participant's scratch, m elements each.
- * Returns the number of pairs found.
+ * fn; find_all's arrays are rows->h and rows->scratch.  Returns the number
+ * of pairs found.
  */
 static uint64
 participate(DedupParallelShared *sh, const DedupParallelRows *rows,
-			uint64 *fa_keys, uint64 *fa_tmp, DedupPairFn fn, void *arg)
+			DedupPairFn fn, void *arg)
 {
 	SimhashRowPairs *r = palloc(sizeof(SimhashRowPairs));
 	SimhashRowPair *pairs = palloc(sizeof(SimhashRowPair) * DEDUP_PAIR_BATCH);
@@ -253,7 +283,7 @@ participate(DedupParallelShared *sh, const DedupParallelRows *rows,
 		if (u >= (uint32) sh->nunits)
 			break;
 		simhash_row_pairs_attach(r, &sh->blocks, rows->k, rows->uniq,
-								 rows->start, sh->n, rows->m, fa_keys, fa_tmp,
+								 rows->start, sh->n, rows->m, rows->h, rows->scratch,
 								 sh->unit_lo[u], sh->unit_hi[u],
 								 sh->exact && u == 0);
 		npairs += dedup_search_drain(r, pairs, fn, arg);
@@ -277,8 +307,194 @@ worker_emit(void *arg, const SimhashRowPair *pairs, size_t n)
 	BufFileWrite((BufFile *) arg, (void *) pairs, n * sizeof(SimhashRowPair));
 }
 
-/* the file of the split rows */
-#define ROWS_FILE "simhash_rows"
+/* the file of share r's split rows (the leader's) or sorted rows */
+static void
+share_file_name(char *name, size_t size, const char *what, int r)
+{
+	snprintf(name, size, "simhash_%s.%d", what, r);
+}
+
+/* wait until more than r shares of split rows are written */
+static void
+wait_written(DedupParallelShared *sh, uint32 r)
+{
+	ConditionVariablePrepareToSleep(&sh->written_cv);
+	while (pg_atomic_read_u32(&sh->written) <= r)
+		ConditionVariableSleep(&sh->written_cv, PG_WAIT_EXTENSION);
+	ConditionVariableCancelSleep();
+	pg_memory_barrier();
+}
+
+/*
+ * The leader splits its rows by fewer bits than the buckets have (coarse
+ * buckets: one bit fewer, at most DEDUP_SPLIT_BITS): with more write
+ * heads, each on its own page of the rows, its in-place split got several
+ * times slower per row (10M rows, 8192 buckets: 177 ns a row against 25 at
+ * 2M rows and 1024).  The workers split each share by the remaining bits,
+ * in place, a few heads at a time.  (Always at least one bit: the
+ * workers' split runs, and is tested, at every size.)
+ */
+#define DEDUP_SPLIT_BITS 10
+
+/* the bits of the leader's coarse split for 2^bits buckets */
+static inline int
+coarse_bits(int bits)
+{
+	return Min(bits - 1, DEDUP_SPLIT_BITS);
+}
+
+/*
+ * Share r of nranges of the sort: buckets *b_lo .. *b_hi - 1 (of 2^bits),
+ * cut at the coarse buckets' bounds where the rows (off[], n of them)
+ * reach r / nranges of the whole.
+ */
+static void
+range_bounds(const uint32 *off, int bits, uint64 n, int nranges, int r,
+			 size_t *b_lo, size_t *b_hi)
+{
+	int			step = bits - coarse_bits(bits);
+	size_t		nc = (size_t) 1 << (bits - step);
+
+	for (int e = 0; e < 2; e++)
+	{
+		uint64		want = n * (uint64) (r + e) / (uint64) nranges;
+		size_t		lo = 0,
+					hi = nc;
+
+		/* the first coarse bucket that starts at or after row want */
+		while (lo < hi)
+		{
+			size_t		mid = lo + (hi - lo) / 2;
+
+			if (off[mid << step] < want)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (e == 0)
+			*b_lo = (r == 0 ? 0 : lo) << step;
+		else
+			*b_hi = (r + 1 == nranges ? nc : lo) << step;
+	}
+}
+
+/* read exactly size bytes from file */
+static void
+read_all(BufFile *file, void *buf, size_t size)
+{
+	if (BufFileRead(file, buf, size) != size)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read a temporary file of simhash rows")));
+}
+
+/*
+ * A worker's part of the sort: take shares (bucket ranges) from the
+ * counter until none is left, read each share's split rows from the
+ * leader's file, sort them and write the result (keys, distinct values,
+ * run starts) to the share's file; then, when every share is done, copy
+ * the others' shares into place, so that rows holds what
+ * simhash_row_buckets_sort() would have made of all rows.
+ */
+static void
+worker_sort(DedupParallelShared *sh, const uint32 *off, DedupParallelRows *rows,
+			DedupClock *clock)
+{
+	uint64		n = sh->n;
+	bool		mine[DEDUP_MAX_RANGES];
+	char		name[MAXPGPATH];
+	BufFile    *in,
+			   *file;
+	uint64		m = 0;
+	uint32	   *next = palloc(sizeof(uint32) << sh->bucket_bits);
+
+	memset(mine, 0, sizeof(mine));
+	for (;;)
+	{
+		uint32		r = pg_atomic_fetch_add_u32(&sh->next_range, 1);
+		size_t		b_lo,
+					b_hi,
+					d;
+		uint32		o,
+					cnt;
+
+		if (r >= (uint32) sh->nranges)
+			break;
+		CHECK_FOR_INTERRUPTS();
+		range_bounds(off, sh->bucket_bits, n, sh->nranges, r, &b_lo, &b_hi);
+		o = off[b_lo];
+		cnt = off[b_hi] - o;
+		wait_written(sh, r);
+		share_file_name(name, sizeof(name), "rows", r);
+		in = BufFileOpenFileSet(&sh->fileset.fs, name, O_RDONLY, false);
+		read_all(in, rows->h + o, cnt * sizeof(uint64));
+		read_all(in, rows->k + o, cnt * sizeof(uint64));
+		BufFileClose(in);
+		/* the leader split by the top bits only: the rest, in place */
+		memcpy(next + b_lo, off + b_lo, (b_hi - b_lo) * sizeof(uint32));
+		simhash_row_buckets_place(rows->h, rows->k, sh->bucket_bits, off, next,
+								  b_lo, b_hi);
+		d = simhash_row_buckets_sort_range(rows->h, rows->k, off, b_lo, b_hi,
+										   rows->uniq, rows->start, (uint32 *) rows->scratch);
+		share_file_name(name, sizeof(name), "sorted", r);
+		file = BufFileCreateFileSet(&sh->fileset.fs, name);
+		BufFileWrite(file, rows->k + o, cnt * sizeof(uint64));
+		BufFileWrite(file, rows->uniq + o, d * sizeof(uint64));
+		BufFileWrite(file, rows->start + o, d * sizeof(uint32));
+		BufFileClose(file);
+		sh->ndistinct[r] = (uint32) d;
+		mine[r] = true;
+		pg_atomic_fetch_add_u32(&sh->ranges_done, 1);	/* a full barrier */
+		ConditionVariableBroadcast(&sh->sorted_cv);
+	}
+	pfree(next);
+	dedup_phase(clock, "search: sort shares");
+
+	/* every share sorted (a worker that fails stops the job: the leader) */
+	ConditionVariablePrepareToSleep(&sh->sorted_cv);
+	while (pg_atomic_read_u32(&sh->ranges_done) < (uint32) sh->nranges)
+		ConditionVariableSleep(&sh->sorted_cv, PG_WAIT_EXTENSION);
+	ConditionVariableCancelSleep();
+	pg_memory_barrier();
+	dedup_phase(clock, "search: wait for the other shares");
+
+	/*
+	 * In share order; share r's runs go to m .. m + d - 1, and m never
+	 * passes its first row: nothing not yet moved or read is overwritten.
+	 */
+	for (int r = 0; r < sh->nranges; r++)
+	{
+		size_t		b_lo,
+					b_hi;
+		uint32		o,
+					cnt,
+					d = sh->ndistinct[r];
+
+		range_bounds(off, sh->bucket_bits, n, sh->nranges, r, &b_lo, &b_hi);
+		o = off[b_lo];
+		cnt = off[b_hi] - o;
+		if (d > cnt)
+			elog(ERROR, "simhash: share %d of the sort has %u distinct values in %u rows",
+				 r, d, cnt);
+		if (mine[r])
+		{
+			memmove(rows->uniq + m, rows->uniq + o, d * sizeof(uint64));
+			memmove(rows->start + m, rows->start + o, d * sizeof(uint32));
+		}
+		else
+		{
+			share_file_name(name, sizeof(name), "sorted", r);
+			file = BufFileOpenFileSet(&sh->fileset.fs, name, O_RDONLY, false);
+			read_all(file, rows->k + o, cnt * sizeof(uint64));
+			read_all(file, rows->uniq + m, d * sizeof(uint64));
+			read_all(file, rows->start + m, d * sizeof(uint32));
+			BufFileClose(file);
+		}
+		m += d;
+	}
+	rows->start[m] = (uint32) n;
+	rows->m = m;
+}
 
 /* The entry point of a worker (by name, through the ParallelContext) */
 void
@@ -289,41 +505,28 @@ dedup_parallel_main(dsm_segment *seg, shm_toc *toc)
 	DedupParallelRows rows;
 	char		name[MAXPGPATH];
 	BufFile    *file;
-	uint64	   *fa_tmp;
 	DedupClock	clock;
 
 	SharedFileSetAttach(&sh->fileset, seg);
 	dedup_clock_start(&clock);
 	rows_alloc(&rows, sh->n);
 
-	/* the workers start while the leader splits the rows: wait for them */
-	ConditionVariablePrepareToSleep(&sh->split_cv);
-	while (pg_atomic_read_u32(&sh->split) == 0)
-		ConditionVariableSleep(&sh->split_cv, PG_WAIT_EXTENSION);
-	ConditionVariableCancelSleep();
-	pg_memory_barrier();
+	/* the leader's first share: the shares and off[] are set then */
+	wait_written(sh, 0);
 	dedup_phase(&clock, "search: wait for the split");
 
-	/* a private copy of the split rows, by read(): no shared page is mapped */
-	file = BufFileOpenFileSet(&sh->fileset.fs, ROWS_FILE, O_RDONLY, false);
-	if (BufFileRead(file, rows.h, sh->n * sizeof(uint64)) != sh->n * sizeof(uint64) ||
-		BufFileRead(file, rows.k, sh->n * sizeof(uint64)) != sh->n * sizeof(uint64))
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not read a temporary file of simhash rows")));
-	BufFileClose(file);
-	dedup_phase(&clock, "search: read the rows");
-	rows_sort(&rows, sh, off);
-	dedup_phase(&clock, "search: sort");
+	/* shares of the sort, then the others' shares: see the header */
+	worker_sort(sh, off, &rows, &clock);
+	dedup_phase(&clock, "search: copy the sorted shares");
 
 	worker_file_name(name, sizeof(name), ParallelWorkerNumber);
 	file = BufFileCreateFileSet(&sh->fileset.fs, name);
-	fa_tmp = dedup_alloc_huge(CurrentMemoryContext, Max(rows.m, 1) * sizeof(uint64));
-	participate(sh, &rows, rows.h, fa_tmp, worker_emit, file);
+	participate(sh, &rows, worker_emit, file);
 	BufFileClose(file);
 	dedup_phase(&clock, "search: search");
-	pfree(fa_tmp);
-	rows_free(&rows);
+	pfree(rows.h);
+	pfree(rows.k);
+	rows_free_sort(&rows);
 }
 
 /* Pass the pairs of worker i's file on to fn; returns their number. */
@@ -385,15 +588,15 @@ plan_units(const SimhashBlocks *b, int lo, int hi, int *unit_lo, int *unit_hi)
 /*
  * Workers for a search of n rows in units within budget bytes; 0: serial.
  * The leader holds its rows (16 bytes each, split in place) and, should no
- * worker start, the runs and find_all's arrays (32); every worker its own
- * sorted copy of the rows with find_all's arrays (40).
+ * worker start, the runs and scratch (20); every worker its own sorted
+ * copy of the rows with its runs and scratch (36).
  */
 static int
 plan_workers(size_t n, int nunits, Size budget)
 {
 	int			nworkers = Min(max_parallel_maintenance_workers, nunits - 1);
-	double		each = ROWS_BYTES(n) + (double) n * sizeof(uint64);
-	double		base = (double) n * (2 * sizeof(uint64) + 32);
+	double		each = ROWS_BYTES(n);
+	double		base = (double) n * (2 * sizeof(uint64) + 20);
 
 	if (IsParallelWorker() || n < (size_t) Max(simhash_parallel_min_rows, 2) ||
 		n >= (size_t) PG_UINT32_MAX)
@@ -414,11 +617,13 @@ dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
 	int			nunits = plan_units(b, lo, hi, unit_lo, unit_hi);
 	int			nworkers = plan_workers(n, nunits, budget);
 	int			bits = bucket_bits_for(n);
+	int			cbits = coarse_bits(bits);
 	Size		off_size = ((Size) (1 << bits) + 1) * sizeof(uint32);
 	ParallelContext *pcxt;
 	DedupParallelShared *sh;
 	DedupParallelRows rows;
 	uint32	   *off,
+			   *coff,
 			   *next;
 	BufFile    *file;
 	DedupClock	clock;
@@ -450,9 +655,12 @@ dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
 	memcpy(sh->unit_lo, unit_lo, sizeof(unit_lo));
 	memcpy(sh->unit_hi, unit_hi, sizeof(unit_hi));
 	sh->bucket_bits = bits;
-	pg_atomic_init_u32(&sh->split, 0);
+	pg_atomic_init_u32(&sh->written, 0);
+	pg_atomic_init_u32(&sh->next_range, 0);
+	pg_atomic_init_u32(&sh->ranges_done, 0);
 	pg_atomic_init_u32(&sh->next_unit, 0);
-	ConditionVariableInit(&sh->split_cv);
+	ConditionVariableInit(&sh->written_cv);
+	ConditionVariableInit(&sh->sorted_cv);
 	SharedFileSetInit(&sh->fileset, pcxt->seg);
 	off = shm_toc_allocate(pcxt->toc, off_size);
 	shm_toc_insert(pcxt->toc, DEDUP_KEY_SHARED, sh);
@@ -461,25 +669,56 @@ dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
 	/*
 	 * The workers start (which takes a while) during the split, the one
 	 * serial pass over the rows, done in place (fresh memory is costly: a
-	 * page fault per page); the split rows go to a file the workers read
-	 * into their own memory.
+	 * page fault per page) and share by share: each share's rows go to a
+	 * file as soon as its buckets are filled, and a worker may sort it
+	 * while the leader fills the next.
 	 */
 	LaunchParallelWorkers(pcxt);
 	dedup_phase(&clock, "search: launch");
 	next = palloc(sizeof(uint32) << bits);
-	simhash_row_buckets_partition(hash, key, n, bits, off, next);
-	pfree(next);
-	dedup_phase(&clock, "search: split");
-	if (pcxt->nworkers_launched > 0)
+	coff = palloc(((Size) (1 << cbits) + 1) * sizeof(uint32));
+	simhash_row_buckets_bounds(hash, n, bits, off);
+	for (int c = 0; c <= (1 << cbits); c++)
+		coff[c] = off[(Size) c << (bits - cbits)];
+	memcpy(next, coff, sizeof(uint32) << cbits);
+	if (pcxt->nworkers_launched == 0)
 	{
-		file = BufFileCreateFileSet(&sh->fileset.fs, ROWS_FILE);
-		BufFileWrite(file, hash, n * sizeof(uint64));
-		BufFileWrite(file, key, n * sizeof(uint64));
-		BufFileClose(file);
+		/* by the top bits, then within those buckets by the rest */
+		simhash_row_buckets_place(hash, key, cbits, coff, next, 0, (Size) 1 << cbits);
+		memcpy(next, off, sizeof(uint32) << bits);
+		simhash_row_buckets_place(hash, key, bits, off, next, 0, (Size) 1 << bits);
 	}
-	pg_atomic_fetch_add_u32(&sh->split, 1);	/* a full barrier */
-	ConditionVariableBroadcast(&sh->split_cv);
-	dedup_phase(&clock, "search: write the rows");
+	else
+	{
+		/* shares of the sort: a few per worker, for workers that start late */
+		sh->nranges = Min(DEDUP_RANGES_PER_WORKER * pcxt->nworkers_launched,
+						  DEDUP_MAX_RANGES);
+		for (int r = 0; r < sh->nranges; r++)
+		{
+			size_t		b_lo,
+						b_hi;
+			uint32		o,
+						cnt;
+			char		name[MAXPGPATH];
+
+			CHECK_FOR_INTERRUPTS();
+			range_bounds(off, bits, n, sh->nranges, r, &b_lo, &b_hi);
+			simhash_row_buckets_place(hash, key, cbits, coff, next,
+									  b_lo >> (bits - cbits), b_hi >> (bits - cbits));
+			o = off[b_lo];
+			cnt = off[b_hi] - o;
+			share_file_name(name, sizeof(name), "rows", r);
+			file = BufFileCreateFileSet(&sh->fileset.fs, name);
+			BufFileWrite(file, hash + o, cnt * sizeof(uint64));
+			BufFileWrite(file, key + o, cnt * sizeof(uint64));
+			BufFileClose(file);
+			pg_atomic_fetch_add_u32(&sh->written, 1);	/* a full barrier */
+			ConditionVariableBroadcast(&sh->written_cv);
+		}
+	}
+	pfree(coff);
+	pfree(next);
+	dedup_phase(&clock, "search: split and write the rows");
 	dedup_progress(progress, "searching %zu rows in %d table groups, parallel workers: %d",
 				   n, nunits, pcxt->nworkers_launched);
 
@@ -490,21 +729,14 @@ dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
 	 */
 	if (pcxt->nworkers_launched == 0)
 	{
-		uint64	   *fa_keys,
-				   *fa_tmp;
-
 		rows.h = hash;
 		rows.k = key;
+		rows_alloc_sort(&rows, n);
 		rows_sort(&rows, sh, off);
 		dedup_phase(&clock, "search: sort");
-		fa_keys = dedup_alloc_huge(CurrentMemoryContext, Max(rows.m, 1) * sizeof(uint64));
-		fa_tmp = dedup_alloc_huge(CurrentMemoryContext, Max(rows.m, 1) * sizeof(uint64));
-		*npairs += participate(sh, &rows, fa_keys, fa_tmp, fn, arg);
+		*npairs += participate(sh, &rows, fn, arg);
 		dedup_phase(&clock, "search: search");
-		pfree(fa_keys);
-		pfree(fa_tmp);
-		pfree(rows.uniq);
-		pfree(rows.start);
+		rows_free_sort(&rows);
 	}
 
 	WaitForParallelWorkersToFinish(pcxt);

@@ -318,7 +318,7 @@ dedup_read(DedupInput *in, DedupRowFn fn, void *arg)
 									 ALLOCSET_DEFAULT_SIZES);
 	dedup_progress_start(&r.progress, in->fname);
 
-	/* by parallel workers if the input allows and it is worth it */
+	/* by a table scan (in parallel workers if worth it) if the input allows */
 	if (dedup_read_parallel(in, fn, arg, &r.nrows, &r.progress))
 	{
 		MemoryContextDelete(r.rowcxt);

@@ -1,7 +1,8 @@
 /*
  * read_parallel.c
- *		The table read of the dedup jobs by a parallel table scan in
- *		parallel workers and the leader (issue #14).  See dedup.h.
+ *		The table read of the dedup jobs by a table scan: parallel, in
+ *		workers and the leader (issue #14), or in the leader alone.  See
+ *		dedup.h.
  *
  * Design.  read.c reads the table with one SPI query, in the leader: at
  * 10M rows that read was most of simhash_pairs, and it cannot be split by
@@ -35,6 +36,14 @@
  * that meets it (a worker's error reaches the leader through the
  * ParallelContext).
  *
+ * With no workers (the table below simhash.parallel_min_rows rows,
+ * max_parallel_maintenance_workers = 0, no segment) the leader scans the
+ * table alone in the same way, with the active snapshot: for the same
+ * inputs that is cheaper than the SPI query (no executor, slot or
+ * DestReceiver call per row; a heap table's tuples by heap_getnext(); 2M
+ * rows of bench/planted_docs.sql: 189-307 ms CPU against 426-535 through
+ * SPI, on the project's loaded virtual machine).
+ *
  * The workers are max_parallel_maintenance_workers (at most the table's
  * parallel_workers storage parameter, if set); the memory is the
  * files' buffers (the rows go to the job's search, which holds them as
@@ -43,6 +52,8 @@
  */
 #include "dedup.h"
 
+#include "access/heapam.h"
+#include "access/htup_details.h"
 #include "access/parallel.h"
 #include "access/relscan.h"
 #include "access/table.h"
@@ -124,6 +135,89 @@ sink_flush(ReadSink *sink)
 	sink->nbatch = 0;
 }
 
+/* Pass one row to the sink (the leader's job, or a worker's file). */
+static inline void
+sink_row(DedupReadShared *sh, ReadSink *sink, Datum id, bool id_isnull,
+		 Datum value, bool value_isnull)
+{
+	if (id_isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s: column \"%s\" of relation %s contains NULL",
+						sh->fname, sh->id_column, sh->relname),
+				 errdetail("Every row needs an id to be reported by.")));
+	if (sh->widen)
+		id = Int64GetDatum(sh->id_column_type == INT2OID ?
+						   (int64) DatumGetInt16(id) : (int64) DatumGetInt32(id));
+	if (value_isnull)
+		value = (Datum) 0;
+	if (sink->file == NULL)
+	{
+		sink_call(sink, id, value_isnull, value);
+		if ((sink->nrows & 0xFFFF) == 0)
+			dedup_progress(sink->progress, "read " UINT64_FORMAT " rows in the leader",
+						   sink->nrows);
+	}
+	else
+	{
+		DedupReadRecord *rec = &sink->batch[sink->nbatch++];
+
+		rec->id = (uint64) id;
+		rec->value = (uint64) value;
+		rec->value_isnull = value_isnull;
+		if (sink->nbatch == READ_BATCH)
+			sink_flush(sink);
+	}
+}
+
+/*
+ * Pass every row of scan (this participant's share of a parallel scan, or
+ * the whole table) to the sink; ends the scan.  A heap table's tuples are
+ * read with heap_getnext() and heap_getattr() (the columns' cached
+ * offsets), without a slot: per row about half the CPU of
+ * table_scan_getnextslot() and slot_getattr(); other table access methods
+ * through a slot.
+ */
+static void
+scan_rows(DedupReadShared *sh, Relation rel, TableScanDesc scan, ReadSink *sink)
+{
+	uint64		seen = 0;
+	bool		id_isnull,
+				value_isnull;
+	Datum		id,
+				value;
+
+	if (rel->rd_tableam == GetHeapamTableAmRoutine())
+	{
+		TupleDesc	desc = RelationGetDescr(rel);
+		HeapTuple	tup;
+
+		while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
+		{
+			id = heap_getattr(tup, sh->id_attnum, desc, &id_isnull);
+			value = heap_getattr(tup, sh->value_attnum, desc, &value_isnull);
+			sink_row(sh, sink, id, id_isnull, value, value_isnull);
+			if ((++seen & 0xFFF) == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
+	}
+	else
+	{
+		TupleTableSlot *slot = table_slot_create(rel, NULL);
+
+		while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+		{
+			id = slot_getattr(slot, sh->id_attnum, &id_isnull);
+			value = slot_getattr(slot, sh->value_attnum, &value_isnull);
+			sink_row(sh, sink, id, id_isnull, value, value_isnull);
+			if ((++seen & 0xFFF) == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
+		ExecDropSingleTupleTableSlot(slot);
+	}
+	table_endscan(scan);
+}
+
 /*
  * Scan this participant's share of the table (blocks taken from the
  * parallel scan), passing every row to the sink.
@@ -132,50 +226,7 @@ static void
 scan_share(DedupReadShared *sh, Relation rel, ParallelTableScanDesc pscan,
 		   ReadSink *sink)
 {
-	TableScanDesc scan = table_beginscan_parallel(rel, pscan);
-	TupleTableSlot *slot = table_slot_create(rel, NULL);
-	uint64		seen = 0;
-
-	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
-	{
-		bool		id_isnull,
-					value_isnull;
-		Datum		id = slot_getattr(slot, sh->id_attnum, &id_isnull);
-		Datum		value = slot_getattr(slot, sh->value_attnum, &value_isnull);
-
-		if (id_isnull)
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("%s: column \"%s\" of relation %s contains NULL",
-							sh->fname, sh->id_column, sh->relname),
-					 errdetail("Every row needs an id to be reported by.")));
-		if (sh->widen)
-			id = Int64GetDatum(sh->id_column_type == INT2OID ?
-							   (int64) DatumGetInt16(id) : (int64) DatumGetInt32(id));
-		if (value_isnull)
-			value = (Datum) 0;
-		if ((++seen & 0xFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (sink->file == NULL)
-		{
-			sink_call(sink, id, value_isnull, value);
-			if ((sink->nrows & 0xFFFF) == 0)
-				dedup_progress(sink->progress, "read " UINT64_FORMAT " rows in the leader",
-							   sink->nrows);
-		}
-		else
-		{
-			DedupReadRecord *rec = &sink->batch[sink->nbatch++];
-
-			rec->id = (uint64) id;
-			rec->value = (uint64) value;
-			rec->value_isnull = value_isnull;
-			if (sink->nbatch == READ_BATCH)
-				sink_flush(sink);
-		}
-	}
-	ExecDropSingleTupleTableSlot(slot);
-	table_endscan(scan);
+	scan_rows(sh, rel, table_beginscan_parallel(rel, pscan), sink);
 }
 
 /* a worker's file of rows */
@@ -280,6 +331,20 @@ dedup_read_by_scan(DedupInput *in, Relation rel, bool *widen)
 	return false;
 }
 
+/* the columns and names of in's read (widen: integer ids as bigint) */
+static void
+scan_columns(DedupScanShared *sh, DedupInput *in, bool widen)
+{
+	sh->relid = in->relid;
+	sh->id_attnum = in->id_attnum;
+	sh->value_attnum = in->value_attnum;
+	sh->id_column_type = in->id_column_type;
+	sh->widen = widen;
+	strlcpy(sh->fname, in->fname, sizeof(sh->fname));
+	strlcpy(sh->id_column, in->id_column, sizeof(sh->id_column));
+	strlcpy(sh->relname, in->relname, sizeof(sh->relname));
+}
+
 /*
  * Enter parallel mode and set up the segment of a parallel read of rel:
  * shared state of shared_size bytes (a DedupScanShared first, filled here)
@@ -314,14 +379,7 @@ dedup_scan_context(DedupInput *in, Relation rel, bool widen, const char *worker_
 
 	sh = shm_toc_allocate(pcxt->toc, shared_size);
 	memset(sh, 0, shared_size);
-	sh->relid = in->relid;
-	sh->id_attnum = in->id_attnum;
-	sh->value_attnum = in->value_attnum;
-	sh->id_column_type = in->id_column_type;
-	sh->widen = widen;
-	strlcpy(sh->fname, in->fname, sizeof(sh->fname));
-	strlcpy(sh->id_column, in->id_column, sizeof(sh->id_column));
-	strlcpy(sh->relname, in->relname, sizeof(sh->relname));
+	scan_columns(sh, in, widen);
 	SharedFileSetInit(&sh->fileset, pcxt->seg);
 	pscan = shm_toc_allocate(pcxt->toc, table_parallelscan_estimate(rel, snapshot));
 	table_parallelscan_initialize(rel, pscan, snapshot);
@@ -346,7 +404,7 @@ dedup_read_parallel(DedupInput *in, DedupRowFn fn, void *arg, uint64 *nrows,
 	Relation	rel;
 	bool		widen;
 	int			nworkers;
-	ParallelContext *pcxt;
+	ParallelContext *pcxt = NULL;
 	DedupReadShared *sh;
 	ParallelTableScanDesc pscan;
 	ReadSink   *sink;
@@ -355,47 +413,60 @@ dedup_read_parallel(DedupInput *in, DedupRowFn fn, void *arg, uint64 *nrows,
 	/* the lock taken by dedup_input_init_columns() */
 	rel = table_open(in->relid, NoLock);
 	if (!in->value_typbyval || in->value_typlen > (int) sizeof(Datum) ||
-		!dedup_read_by_scan(in, rel, &widen) || (nworkers = plan_workers(in, rel)) <= 0)
+		!dedup_read_by_scan(in, rel, &widen))
 	{
 		table_close(rel, NoLock);
 		return false;
 	}
 
 	dedup_clock_start(&clock);
-	pcxt = dedup_scan_context(in, rel, widen, "dedup_read_parallel_main", nworkers,
-							  sizeof(DedupReadShared), &sh, &pscan);
-	if (pcxt == NULL)
-	{
-		table_close(rel, NoLock);
-		return false;
-	}
+	nworkers = plan_workers(in, rel);
+	if (nworkers > 0)
+		pcxt = dedup_scan_context(in, rel, widen, "dedup_read_parallel_main", nworkers,
+								  sizeof(DedupReadShared), &sh, &pscan);
 
-	LaunchParallelWorkers(pcxt);
-	dedup_progress(progress, "reading %s, parallel workers: %d",
-				   in->relname, pcxt->nworkers_launched);
-
-	/*
-	 * the leader's share (unless parallel_leader_participation is off, as
-	 * in a btree's build) goes to the job at once, then the workers'
-	 */
 	sink = palloc0(sizeof(ReadSink));
 	sink->fn = fn;
 	sink->arg = arg;
 	sink->progress = progress;
 	sink->rowcxt = AllocSetContextCreate(CurrentMemoryContext, "simhash dedup row",
 										 ALLOCSET_DEFAULT_SIZES);
-	dedup_phase(&clock, "read: launch");
-	if (parallel_leader_participation || pcxt->nworkers_launched == 0)
-		scan_share(sh, rel, pscan, sink);
-	dedup_phase(&clock, "read: scan");
-	WaitForParallelWorkersToFinish(pcxt);
-	dedup_phase(&clock, "read: wait for the workers");
-	for (int i = 0; i < pcxt->nworkers_launched; i++)
-		read_worker_rows(sh, i, sink);
-	dedup_phase(&clock, "read: replay the workers' rows");
+	if (pcxt == NULL)
+	{
+		/*
+		 * No workers: a heap scan in this backend all the same, with the
+		 * active snapshot, as the SPI query would read (which costs more:
+		 * the executor's slots and projection, a DestReceiver call per row).
+		 */
+		sh = palloc0(sizeof(DedupReadShared));
+		scan_columns(sh, in, widen);
+		scan_rows(sh, rel, table_beginscan(rel, GetActiveSnapshot(), 0, NULL), sink);
+		dedup_phase(&clock, "read: serial scan");
+		pfree(sh);
+	}
+	else
+	{
+		LaunchParallelWorkers(pcxt);
+		dedup_progress(progress, "reading %s, parallel workers: %d",
+					   in->relname, pcxt->nworkers_launched);
 
-	DestroyParallelContext(pcxt);
-	ExitParallelMode();
+		/*
+		 * the leader's share (unless parallel_leader_participation is off,
+		 * as in a btree's build) goes to the job at once, then the workers'
+		 */
+		dedup_phase(&clock, "read: launch");
+		if (parallel_leader_participation || pcxt->nworkers_launched == 0)
+			scan_share(sh, rel, pscan, sink);
+		dedup_phase(&clock, "read: scan");
+		WaitForParallelWorkersToFinish(pcxt);
+		dedup_phase(&clock, "read: wait for the workers");
+		for (int i = 0; i < pcxt->nworkers_launched; i++)
+			read_worker_rows(sh, i, sink);
+		dedup_phase(&clock, "read: replay the workers' rows");
+		DestroyParallelContext(pcxt);
+		ExitParallelMode();
+	}
+
 	table_close(rel, NoLock);
 	*nrows = sink->nrows;
 	MemoryContextDelete(sink->rowcxt);

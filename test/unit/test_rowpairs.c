@@ -217,12 +217,72 @@ check_buckets(const char *name, const uint64_t *h, const uint64_t *key, size_t n
 			  name, bits, m, r0->m);
 
 		/*
+		 * In shares (parallel workers, dedup/parallel.c): three bucket
+		 * ranges sorted in reverse order, each run list copied down after
+		 * the previous shares' as worker_sort() does.
+		 */
+		simhash_row_buckets_split(h, key, n, bits, H, K, off);
+		{
+			size_t		cut[4] = {0, nb / 3, 2 * nb / 3, nb};
+			size_t		ds[3];
+
+			for (int sh = 2; sh >= 0; sh--)
+				ds[sh] = simhash_row_buckets_sort_range(H, K, off, cut[sh], cut[sh + 1], T, V, V2);
+			m = 0;
+			for (int sh = 0; sh < 3; sh++)
+			{
+				memmove(U + m, T + off[cut[sh]], ds[sh] * 8);
+				memmove(S + m, V + off[cut[sh]], ds[sh] * 4);
+				m += ds[sh];
+			}
+			S[m] = (uint32_t) n;
+		}
+		same = r0->m == m &&
+			memcmp(r0->keys, K, n * 8) == 0 &&
+			memcmp(r0->uniq, U, m * 8) == 0 &&
+			memcmp(r0->start, S, (m + 1) * 4) == 0;
+		CHECK(same, "%s bits %d: the sort in three shares equals begin() (m %zu vs %zu)",
+			  name, bits, m, r0->m);
+
+		/*
 		 * In place (not stable): the same runs; each run's keys the same
 		 * set, so sorted within runs they are equal.
 		 */
 		memcpy(H, h, n * 8);
 		memcpy(K, key, n * 8);
 		simhash_row_buckets_partition(H, K, n, bits, off, d);
+		/*
+		 * The partition in three steps (dedup/parallel.c hands each range
+		 * over when it is placed): every range final on return, the
+		 * result the same as in one step.
+		 */
+		{
+			uint64_t   *H2 = malloc((n + 1) * 8),
+					   *K2 = malloc((n + 1) * 8);
+			uint32_t   *off2 = malloc((nb + 1) * 4),
+					   *next2 = malloc(nb * 4);
+			size_t		cut[4] = {0, nb / 3, 2 * nb / 3, nb};
+			bool		final = true;
+
+			memcpy(H2, h, n * 8);
+			memcpy(K2, key, n * 8);
+			simhash_row_buckets_bounds(H2, n, bits, off2);
+			memcpy(next2, off2, nb * 4);
+			for (int sh = 0; sh < 3; sh++)
+			{
+				simhash_row_buckets_place(H2, K2, bits, off2, next2, cut[sh], cut[sh + 1]);
+				for (uint32_t i = off2[cut[sh]]; i < off2[cut[sh + 1]]; i++)
+					if ((H2[i] >> (64 - bits)) < cut[sh] || (H2[i] >> (64 - bits)) >= cut[sh + 1])
+						final = false;
+			}
+			CHECK(final && memcmp(off, off2, (nb + 1) * 4) == 0 &&
+				  memcmp(H, H2, n * 8) == 0 && memcmp(K, K2, n * 8) == 0,
+				  "%s bits %d: the partition in three steps equals one step", name, bits);
+			free(H2);
+			free(K2);
+			free(off2);
+			free(next2);
+		}
 		m = simhash_row_buckets_sort(H, K, n, off, bits, T, V, V2);
 		for (size_t r = 0; r < m; r++)
 		{
