@@ -61,7 +61,11 @@
  * and a metapage whose next generation went down drops them), so a
  * radius-3 lookup at the default reads the metapage, the run header and
  * 4 leaves (plus table 0's leaf of each hash another table found); the
- * tables' permutations are computed once per backend.
+ * tables' permutations are computed once per backend.  A run is read
+ * whole (table 0's leaves) instead only when its probes would visit more
+ * pages than 6 times its leaves (decoding and testing a whole leaf costs
+ * about 6 probe visits, probe.c): at radius 3 almost never, so the small
+ * runs that merges leave beside a large one are probed too.
  *
  * Entries are (64-bit hash, heap TID, flags).  They live in:
  *	- runs: immutable sets of entries.  For each table a run holds a static
@@ -78,7 +82,8 @@
  *	  reads all of them.  And the nulls list, of rows whose key is NULL.
  * When the lanes are long, they are sorted together into a new run; runs of
  * similar size are merged (geometrically: each entry is rewritten O(log n)
- * times).  VACUUM marks dead entries, flushes, and rewrites runs with many
+ * times; policy.c merges a run with the newer ones while it holds at most
+ * twice their entries).  VACUUM marks dead entries, flushes, and rewrites runs with many
  * dead entries.  Pages of replaced runs and lists are "retired" with the
  * next transaction id and recycled (free space map) only once no snapshot
  * can still be reading them; every page carries the generation of the run
@@ -178,9 +183,13 @@
  * past the buffers, the file fsynced before the commit, build_parallel.c).
  *
  * Concurrent inserts (issue #13, pending.c): an insert appends its entry to
- * one pending lane, chosen by its backend (MyProc->pgprocno modulo nlanes;
- * a lane whose tail page is locked by another backend is passed over for
- * the next one, without waiting).  The common append holds the metapage's
+ * its backend's own pending lane (MyProc->pgprocno modulo nlanes), and
+ * starts that lane or adds a page to it when the lane is empty or its tail
+ * full; only when another backend holds that tail page's lock does it try
+ * the other lanes' tails, without waiting, and then its own, waiting.  So
+ * two inserters do not meet on one tail page (session 7: before, an insert
+ * whose lane was empty or full appended to another backend's lane, and
+ * the two then contended for its tail).  The common append holds the metapage's
  * lock in share mode (so that no flush swaps the lanes out meanwhile) and
  * the lane's tail page exclusively, and WAL-logs the tail page only: the
  * metapage is neither locked exclusively nor written.  Only starting a

@@ -14,9 +14,11 @@
  * all, and the tail page of each lane): 2,040, about 32 lane pages of 64
  * entries (pending.c).  At 200k rows a flush costs ~5M instructions
  * whatever its size (callgrind: ~2.7k per insert at this limit, ~10k at
- * 512), so a lower limit, for scans, costs inserts more; at 1M rows (20,000
- * inserts) flushes and merges cost 12.3k per insert, more than the rest of
- * the index's share of an insert (9.5k): the next thing to cut.
+ * 512), so a lower limit, for scans, costs inserts more.  At 1M rows
+ * (20,000 inserts, bench/inserts_instructions.sh 1000000 20000) flushes and
+ * merges cost 11.7k per insert with merge factor 4, 7.7k with 2 (policy.c);
+ * a limit of 4,080 would make that 6.8k, for twice the pending entries
+ * every scan reads.
  */
 #define SIMHASH_PENDING_LIMIT (4 * SIMHASH_PAGE_ITEMS)
 

@@ -197,9 +197,14 @@ lanes_of(const SimhashMetaPageData *meta)
  *
  * The common case locks the metapage in share mode only: no flush can take
  * the lanes meanwhile, and appends to other lanes go on in parallel.  Our
- * own lane first, then, without waiting, the others; if each is empty,
- * full or locked, wait for our lane's tail, and when that is empty or full
- * too, add a page to it under the metapage's exclusive lock.
+ * own lane's tail first, without waiting: if it has room, append there; if
+ * the lane is empty or its tail full, add a page to it (or start it) under
+ * the metapage's exclusive lock.  Only when another backend holds our
+ * tail's lock, the other lanes' tails with room, without waiting, and then
+ * our own, waiting.  So concurrent inserters keep to their own lanes: an
+ * insert whose lane is empty or full does not append to a lane another
+ * backend is filling (it did before: the two then met on one tail page,
+ * and one slept on its lock).
  */
 uint64
 simhash_pending_append(Relation index, uint64 hash, ItemPointer tid)
@@ -210,27 +215,32 @@ simhash_pending_append(Relation index, uint64 hash, ItemPointer tid)
 	int			own = MyProc->pgprocno % nlanes;
 	uint64		full = 0;
 
-	for (int pass = 0; pass < 2; pass++)
+	/* i = 0: our lane; 1 .. nlanes - 1: the others; nlanes: ours, waiting */
+	for (int i = 0; i <= nlanes; i++)
 	{
-		for (int i = 0; i < (pass == 0 ? nlanes : 1); i++)
-		{
-			SimhashList *list = &meta->pending[(own + i) % nlanes];
-			Buffer		tailbuf;
+		int			lane = (own + i) % nlanes;
+		SimhashList *list = &meta->pending[lane];
+		Buffer		tailbuf;
 
-			if (list->head == InvalidBlockNumber)
-				continue;
-			tailbuf = lock_tail(index, list, pass == 0 ? SIMHASH_READ_NOWAIT : 0);
-			if (!BufferIsValid(tailbuf))
-				continue;		/* another backend is appending there */
-			if (has_room(tailbuf, true))
-			{
-				append_to_tail(index, tailbuf, hash, tid, 0);
-				UnlockReleaseBuffer(tailbuf);
-				UnlockReleaseBuffer(metabuf);
-				return 0;
-			}
-			UnlockReleaseBuffer(tailbuf);
+		if (list->head == InvalidBlockNumber)
+		{
+			if (lane == own)
+				break;			/* start our lane */
+			continue;
 		}
+		tailbuf = lock_tail(index, list, i < nlanes ? SIMHASH_READ_NOWAIT : 0);
+		if (!BufferIsValid(tailbuf))
+			continue;			/* another backend is appending there */
+		if (has_room(tailbuf, true))
+		{
+			append_to_tail(index, tailbuf, hash, tid, 0);
+			UnlockReleaseBuffer(tailbuf);
+			UnlockReleaseBuffer(metabuf);
+			return 0;
+		}
+		UnlockReleaseBuffer(tailbuf);
+		if (lane == own)
+			break;				/* add a page to our lane */
 	}
 
 	/* our lane is empty or full: add a page, under the exclusive lock */

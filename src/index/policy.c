@@ -14,15 +14,32 @@
 #include "am.h"
 
 /*
+ * How much larger than the entries taken so far a run may be and still be
+ * merged with them (merge_from()).  The smaller, the fewer times an entry
+ * is rewritten while the small runs grow, and the more runs lookups probe.
+ * Callgrind, 1M rows, 20,000 single-row inserts
+ * (bench/inserts_instructions.sh 1000000 20000): flushes and merges cost
+ * 11.7k instructions per insert at 4 (each flushed entry written ~5.8
+ * times), 7.7k at 2 (~3.2 times), 7.6k at 1 (more runs).  The price:
+ * during 20,000 such inserts the metapage listed 2.5 runs on average at 2
+ * against 2.25 at 4, and a radius-3 lookup's median went from 0.023 to
+ * 0.027-0.028 ms (bench/inserts_lookups.sh, phase 4, two runs each, load
+ * 5-7) while the small runs left beside the large one were read whole;
+ * probed (probe.c, SIMHASH_WHOLE_LEAF_COST), 0.018 ms.
+ */
+#define SIMHASH_MERGE_FACTOR 2
+
+/*
  * The merge policy: which runs to rewrite with the list being flushed.
  * Returns i such that runs[i ..] (the newest ones, the list's entries
  * included) are merged into one run:
  *	- merge_all: every run (i = 0);
- *	- otherwise geometric: take the newest run while it is at most 4 times
- *	  the entries taken so far, so that each entry is rewritten O(log n)
- *	  times and the runs' sizes grow by at least 4 from newest to oldest;
- *	  when the metapage's run list is full and nothing was taken, the two
- *	  newest runs;
+ *	- otherwise geometric: take the newest run while it is at most
+ *	  SIMHASH_MERGE_FACTOR (2) times the entries taken so far, so that
+ *	  each entry is rewritten O(log n) times and the runs' sizes grow by
+ *	  more than 2 from newest to oldest (at most about log2(N / flush) + 1
+ *	  runs); when the metapage's run list is full and nothing was taken,
+ *	  the two newest runs;
  *	- and, further back, from the oldest run whose share of dead entries
  *	  exceeds dead_fraction (1.0: never; VACUUM passes a lower one), to
  *	  drop those entries.
@@ -40,7 +57,8 @@ merge_from(Relation index, const SimhashMetaPageData *meta, bool merge_all,
 
 	if (merge_all)
 		return 0;
-	while (first > 0 && acc > 0 && meta->runs[first - 1].nentries <= 4 * acc)
+	while (first > 0 && acc > 0 &&
+		   meta->runs[first - 1].nentries <= SIMHASH_MERGE_FACTOR * acc)
 	{
 		first--;
 		acc += meta->runs[first].nentries;

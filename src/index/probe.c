@@ -634,15 +634,16 @@ list_prefixes(uint64 prefix, int bit, int lowest, int left, uint64 *keys, int *n
 }
 
 /*
- * Would simhash_search_run() read a whole tree, for this radius and a run
- * of nentries?  When the plan's probes (a descent each) would touch more
- * pages than the first tree's leaves (format 2: about
- * SIMHASH_LEAF_ENTRIES_EST entries a leaf; the inner pages' fan-out is
- * SIMHASH_PAGE_ITEMS), reading those is cheaper; so when a table would need
- * more than MAX_PROBES_PER_TABLE.
+ * Would probing cost more than reading a run's first tree whole, for this
+ * radius and a run of nentries, when a leaf read whole costs leaf_cost
+ * page visits of a probe?  The plan's probes (a descent each) touch
+ * plan->cost * height pages; the first tree has about nentries /
+ * SIMHASH_LEAF_ENTRIES_EST leaves (format 2; the inner pages' fan-out is
+ * SIMHASH_PAGE_ITEMS).  Always when a table would need more than
+ * MAX_PROBES_PER_TABLE probes.
  */
-bool
-simhash_search_reads_all(const SimhashBlocks *blocks, int radius, uint64 nentries)
+static bool
+reads_all(const SimhashBlocks *blocks, int radius, uint64 nentries, double leaf_cost)
 {
 	const SimhashProbePlan *plan = simhash_search_plan(blocks, Min(Max(radius, 0), 64));
 	double		leaves = (double) nentries / SIMHASH_LEAF_ENTRIES_EST + 1;
@@ -654,8 +655,31 @@ simhash_search_reads_all(const SimhashBlocks *blocks, int radius, uint64 nentrie
 			return true;
 	for (double pages = leaves; pages > 1; pages /= SIMHASH_PAGE_ITEMS)
 		height++;
-	return (double) plan->cost * height > leaves;
+	return (double) plan->cost * height > leaves * leaf_cost;
 }
+
+/*
+ * Would a search read a whole tree, counting pages (a leaf read whole as
+ * one page): the planner's estimate (cost.c) and ordered scans' rings
+ * (scan.c).
+ */
+bool
+simhash_search_reads_all(const SimhashBlocks *blocks, int radius, uint64 nentries)
+{
+	return reads_all(blocks, radius, nentries, 1.0);
+}
+
+/*
+ * What simhash_search_run() weighs a leaf read whole at, in a probe's page
+ * visits: it decodes and tests each of its ~800 entries where a probe
+ * binary-searches a leaf.  Counting it as one page (as
+ * simhash_search_reads_all() does) read the small runs that merges leave
+ * beside the large one (below ~5,600 entries at radius 3) whole; a 2,039-
+ * entry run so added ~0.008 ms to a radius-3 lookup at 1M rows, probing it
+ * ~0.001-0.003 (bench/inserts_lookups.sh, phase 3: 0.022 against 0.013-
+ * 0.015 ms; phase 4, during 20,000 inserts: 0.027 against 0.018-0.019 ms).
+ */
+#define SIMHASH_WHOLE_LEAF_COST 6.0
 
 /* what match_entries() looks for, and where its matches go */
 typedef struct MatchArg
@@ -708,7 +732,7 @@ simhash_search_run(Relation index, const SimhashBlocks *blocks,
 	header = run_header_cached(index, run);
 
 	/* probing would cost more than reading one tree in full */
-	if (simhash_search_reads_all(blocks, radius, header->nentries))
+	if (reads_all(blocks, radius, header->nentries, SIMHASH_WHOLE_LEAF_COST))
 	{
 		scan_chain(index, simhash_leftmost_leaf(index, &header->trees[0],
 												run->generation, NULL),
@@ -723,7 +747,7 @@ simhash_search_run(Relation index, const SimhashBlocks *blocks,
 	for (int t = 0; t < blocks->ntables; t++)
 		if (plan->e[t] >= 0)
 			maxkeys = Max(maxkeys, simhash_probe_count(probe_prefix_bits(blocks, t), plan->e[t]));
-	/* at most MAX_PROBES_PER_TABLE: else simhash_search_reads_all() */
+	/* at most MAX_PROBES_PER_TABLE: else reads_all() */
 	Assert(maxkeys <= MAX_PROBES_PER_TABLE);
 	keys = palloc(sizeof(uint64) * maxkeys);
 	for (int t = 0; t < blocks->ntables; t++)

@@ -327,10 +327,14 @@ for my $i (1 .. $nindexes)
 	});
 	# VACUUM compacts the index and truncates its free pages (issue #13):
 	# flushes after it retire runs and lists, and recycle them inside the file
+	# (three: the merge policy merges the large run only at the second, and
+	# the third recycles it)
 	$node->safe_psql('postgres', qq{
 		INSERT INTO $tbl SELECT g, near(g % 400 + 1, g / 400 + $i) FROM generate_series(12101, 14200) g;
 		SELECT txid_current();
 		INSERT INTO $tbl SELECT g, near(g % 400 + 1, g / 400 + $i) FROM generate_series(14201, 16300) g;
+		SELECT txid_current();
+		INSERT INTO $tbl SELECT g, near(g % 400 + 1, g / 400 + $i) FROM generate_series(16301, 18400) g;
 	});
 }
 
