@@ -517,6 +517,62 @@ inputs_identical(PlannerInfo *root, RelOptInfo *outerrel, RelOptInfo *innerrel,
 }
 
 /*
+ * PostgreSQL's estimate of the processes sharing a partial path's rows
+ * (get_parallel_divisor() of costsize.c, static there): its workers and the
+ * leader's part, which shrinks as the workers must be served.
+ */
+static double
+parallel_divisor(Path *path)
+{
+	double		divisor = path->parallel_workers;
+
+	if (parallel_leader_participation && 1.0 - 0.3 * path->parallel_workers > 0)
+		divisor += 1.0 - 0.3 * path->parallel_workers;
+	return divisor;
+}
+
+/*
+ * The join's path over outer and inner: serial (both whole; shared is the
+ * inner's columns among the outer's when both are one scan) or partial
+ * (outer a partial path: rows and costs are one process's share).
+ */
+static CustomPath *
+make_join_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
+			   Path *outer, Path *inner, List *shared, RestrictInfo *cond,
+			   Node *k, Node *ha, Node *hb, List *joinquals, List *otherquals,
+			   JoinType jointype, JoinPathExtraData *extra)
+{
+	CustomPath *cp = makeNode(CustomPath);
+	double		width;
+	bool		compact;
+
+	cp->path.pathtype = T_CustomScan;
+	cp->path.parent = joinrel;
+	cp->path.pathtarget = joinrel->reltarget;
+	cp->path.param_info = NULL;
+	/* not parallel-aware: each process runs the whole join on its rows */
+	cp->path.parallel_aware = false;
+	cp->path.parallel_safe = joinrel->consider_parallel &&
+		outer->parallel_safe && inner->parallel_safe;
+	cp->path.parallel_workers = outer->parallel_workers;
+	cp->path.rows = joinrel->rows;
+	if (cp->path.parallel_workers > 0)
+		cp->path.rows = clamp_row_est(joinrel->rows / parallel_divisor(&cp->path));
+	cp->path.pathkeys = NIL;
+	cp->flags = 0;
+	cp->custom_paths = list_make2(outer, inner);
+	cp->custom_private = list_make5(list_make3(ha, hb, k), joinquals, otherquals,
+									makeInteger(jointype), shared);
+	cp->methods = &join_path_methods;
+	width = kept_width(joinrel, outerrel, joinquals, otherquals, shared != NIL,
+					   &compact);
+	join_cost(root, cp, outer, inner, shared != NIL, k, joinquals,
+			  clause_selectivity(root, (Node *) cond, 0, JOIN_INNER, extra->sjinfo),
+			  width, compact);
+	return cp;
+}
+
+/*
  * set_join_pathlist_hook: offer the radius join when a join clause is a
  * radius condition between the two sides.
  */
@@ -533,10 +589,7 @@ join_pathlist_hook(PlannerInfo *root, RelOptInfo *joinrel,
 			   *k = NULL;
 	List	   *joinquals = NIL,
 			   *otherquals = NIL;
-	CustomPath *cp;
 	List	   *shared;
-	double		width;
-	bool		compact;
 	ListCell   *lc;
 
 	if (prev_join_pathlist_hook)
@@ -609,28 +662,34 @@ join_pathlist_hook(PlannerInfo *root, RelOptInfo *joinrel,
 			otherquals = lappend(otherquals, rinfo->clause);
 	}
 
-	cp = makeNode(CustomPath);
-	cp->path.pathtype = T_CustomScan;
-	cp->path.parent = joinrel;
-	cp->path.pathtarget = joinrel->reltarget;
-	cp->path.param_info = NULL;
-	cp->path.parallel_aware = false;
-	cp->path.parallel_safe = false;
-	cp->path.parallel_workers = 0;
-	cp->path.rows = joinrel->rows;
-	cp->path.pathkeys = NIL;
-	cp->flags = 0;
-	cp->custom_paths = list_make2(outer, inner);
+	/* the serial path: both inputs whole */
 	shared = inputs_identical(root, outerrel, innerrel, outer, inner, ha, hb);
-	cp->custom_private = list_make5(list_make3(ha, hb, k), joinquals, otherquals,
-									makeInteger(jointype), shared);
-	cp->methods = &join_path_methods;
-	width = kept_width(joinrel, outerrel, joinquals, otherquals, shared != NIL,
-					   &compact);
-	join_cost(root, cp, outer, inner, shared != NIL, k, joinquals,
-			  clause_selectivity(root, (Node *) cond, 0, JOIN_INNER, extra->sjinfo),
-			  width, compact);
-	add_path(joinrel, (Path *) cp);
+	add_path(joinrel, (Path *) make_join_path(root, joinrel, outerrel, outer, inner,
+											  shared, cond, k, ha, hb, joinquals,
+											  otherquals, jointype, extra));
+
+	/*
+	 * The partial path (doc/joins.md, "Parallel workers"): the outer a
+	 * partial path, the inner a whole parallel-safe one, each process
+	 * joining its share of the outer rows to all the inner rows, as a hash
+	 * join that is not parallel-aware does.  Every candidate pair has one
+	 * outer row, read by exactly one process, so inner, semi and anti joins
+	 * stay exact; the shared-input self-join does not apply (the inner is
+	 * not the outer's rows).  Partial paths are never parameterized; the
+	 * inner must not be either.
+	 */
+	if (joinrel->consider_parallel && outerrel->partial_pathlist != NIL)
+	{
+		Path	   *pouter = linitial(outerrel->partial_pathlist);
+		Path	   *pinner = inner->parallel_safe ? inner :
+			get_cheapest_parallel_safe_total_inner(innerrel->pathlist);
+
+		if (pinner != NULL && pouter->param_info == NULL && pinner->param_info == NULL)
+			add_partial_path(joinrel, (Path *) make_join_path(root, joinrel, outerrel,
+															  pouter, pinner, NIL, cond,
+															  k, ha, hb, joinquals,
+															  otherquals, jointype, extra));
+	}
 }
 
 /* target entries for the columns of a child's output */
@@ -1500,6 +1559,7 @@ join_run(RadiusJoinState *js)
 
 	js->budget = budget;
 	js->pairs_checked = 0;
+	js->spilled_bytes = 0;
 	js->searched = false;
 	for (int s = 0; s < 2; s++)
 	{
@@ -1579,6 +1639,19 @@ join_run(RadiusJoinState *js)
 		join_all_pairs(js);
 	js->spilled_bytes += js->side[0].spilled_bytes +
 		(js->shared ? 0 : js->side[1].spilled_bytes);
+
+	/*
+	 * Under EXPLAIN ANALYZE, also in the node's instrumentation: a parallel
+	 * worker's is added to the leader's (and kept per worker) when the
+	 * Gather above finishes, which a node that is not parallel-aware has no
+	 * other way to do.  ntuples2 and nfiltered2 are not used for custom
+	 * scans by PostgreSQL; see join_explain().
+	 */
+	if (js->css.ss.ps.instrument)
+	{
+		js->css.ss.ps.instrument->ntuples2 += js->pairs_checked;
+		js->css.ss.ps.instrument->nfiltered2 += js->spilled_bytes;
+	}
 	js->next_outer = 0;
 	js->done = true;
 }
@@ -1721,6 +1794,53 @@ join_type_name(JoinType jointype)
 	}
 }
 
+/*
+ * EXPLAIN ANALYZE under a Gather: the pairs checked and the bytes spilled by
+ * all processes (the leader's and each worker's runs, added up in the
+ * instrumentation by join_run()); with VERBOSE, each worker's, as
+ * PostgreSQL shows each worker's rows (not with debug_parallel_query's
+ * hidden Gather).
+ */
+static void
+explain_workers(CustomScanState *node, ExplainState *es)
+{
+	Instrumentation *total = node->ss.ps.instrument;
+	WorkerInstrumentation *w = node->ss.ps.worker_instrument;
+
+	ExplainPropertyUInteger("Pairs Checked", NULL, (uint64) total->ntuples2, es);
+	if (total->nfiltered2 > 0 || es->format != EXPLAIN_FORMAT_TEXT)
+		ExplainPropertyUInteger("Spilled", "kB",
+								((uint64) total->nfiltered2 + 1023) / 1024, es);
+	if (!es->verbose || es->hide_workers)
+		return;
+	for (int n = 0; n < w->num_workers; n++)
+	{
+		Instrumentation *i = &w->instrument[n];
+
+		if (i->nloops <= 0)
+			continue;			/* not launched, or never ran the join */
+		if (es->format == EXPLAIN_FORMAT_TEXT)
+		{
+			appendStringInfoSpaces(es->str, es->indent * 2);
+			appendStringInfo(es->str, "Worker %d:  Pairs Checked: " UINT64_FORMAT, n,
+							 (uint64) i->ntuples2);
+			if (i->nfiltered2 > 0)
+				appendStringInfo(es->str, "  Spilled: " UINT64_FORMAT "kB",
+								 ((uint64) i->nfiltered2 + 1023) / 1024);
+			appendStringInfoChar(es->str, '\n');
+		}
+		else
+		{
+			char		label[64];
+
+			snprintf(label, sizeof(label), "Worker %d Pairs Checked", n);
+			ExplainPropertyUInteger(label, NULL, (uint64) i->ntuples2, es);
+			snprintf(label, sizeof(label), "Worker %d Spilled", n);
+			ExplainPropertyUInteger(label, "kB", ((uint64) i->nfiltered2 + 1023) / 1024, es);
+		}
+	}
+}
+
 /* EXPLAIN: the join type, the condition, its table groups, the work done */
 static void
 join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
@@ -1782,7 +1902,9 @@ join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	else
 		ExplainPropertyText("Table Groups", "distance + 1, chosen at run time", es);
 
-	if (es->analyze && js->done)
+	if (es->analyze && node->ss.ps.worker_instrument != NULL)
+		explain_workers(node, es);
+	else if (es->analyze && js->done)
 	{
 		ExplainPropertyUInteger("Pairs Checked", NULL, js->pairs_checked, es);
 		if (js->spilled_bytes > 0 || es->format != EXPLAIN_FORMAT_TEXT)
