@@ -53,8 +53,9 @@ $$;
 -- parallel plan against those of the serial plan (no workers).  Modes:
 -- 'partial': parallel plans cost nothing, every table is big enough for
 -- workers and the leader only gathers (the workers do all the joining);
--- 'worker': force_parallel_mode on, default costs.  Returns the plan's kind
--- (which must not be 'serial' or 'none'), the rows and the differences.
+-- 'worker': force_parallel_mode on, default costs (the serial join of
+-- identical scans, read once, is not parallel-safe and stays in the
+-- leader).  Returns the plan's kind, the rows and the differences.
 CREATE FUNCTION pcheck(q text, k int, mode text)
 RETURNS TABLE (kind text, rows bigint, missing bigint, extra bigint)
 LANGUAGE plpgsql AS $$
@@ -124,10 +125,13 @@ GROUP BY form ORDER BY form;
 RESET work_mem;
 RESET hash_mem_multiplier;
 
--- the plans, with the parallel costs at zero
+-- the plans, with the parallel costs at zero and the workers alone joining
+-- (with the leader joining too, the partial path is charged for the
+-- leader's copy of the inner's work)
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
+SET parallel_leader_participation = off;
 SET enable_nestloop = off;
 -- the identical scans of a self-join are not read once in a partial path:
 -- the inner is the whole table, the outer each process's share
@@ -145,14 +149,12 @@ BEGIN
 	END LOOP;
 END
 $$;
-SET parallel_leader_participation = off;
 SELECT plines FROM plines('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM pnews n JOIN pcorpus c ON c.h <~> n.h <= 3')
 WHERE plines ~ 'Gather|SimhashJoin|Pairs Checked|Workers';
 SET max_parallel_workers_per_gather = 0;
 SELECT plines FROM plines('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM pnews n JOIN pcorpus c ON c.h <~> n.h <= 3')
 WHERE plines ~ 'Gather|SimhashJoin|Pairs Checked|Workers';
 RESET max_parallel_workers_per_gather;
-RESET parallel_leader_participation;
 -- simhash.enable_join = off: no radius join, serial or partial
 SET simhash.enable_join = off;
 SELECT pkind('SELECT count(*) FROM pnews n JOIN pcorpus c ON c.h <~> n.h <= 3') AS kind;
@@ -167,7 +169,7 @@ DEALLOCATE pj;
 RESET plan_cache_mode;
 -- rescans: a correlated subquery runs its Gather once per outer row; each
 -- time the workers and the leader scan other shares of the outer, so the
--- join must run again, not return its last rows
+-- join must run again, not return its last rows (the leader joins too)
 SET parallel_leader_participation = on;
 EXPLAIN (COSTS OFF)
 SELECT x, (SELECT count(*) + 0 * x FROM pnews n JOIN pcorpus c ON c.h <~> n.h <= 3) FROM generate_series(1, 4) x;
