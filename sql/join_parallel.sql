@@ -155,6 +155,17 @@ SET max_parallel_workers_per_gather = 0;
 SELECT plines FROM plines('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM pnews n JOIN pcorpus c ON c.h <~> n.h <= 3')
 WHERE plines ~ 'Gather|SimhashJoin|Pairs Checked|Workers';
 RESET max_parallel_workers_per_gather;
+-- Gather Merge: each process sorts its rows, the leader merges them
+EXPLAIN (COSTS OFF) SELECT n.id, c.id FROM pnews n JOIN pcorpus c ON c.h <~> n.h <= 3 ORDER BY n.id, c.id;
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE pmerged AS SELECT string_agg(a || '-' || b, ',') AS s
+FROM (SELECT n.id, c.id FROM pnews n JOIN pcorpus c ON c.h <~> n.h <= 3 ORDER BY n.id, c.id) x(a, b);
+RESET max_parallel_workers_per_gather;
+SELECT md5(string_agg(a || '-' || b, ',')) = (SELECT md5(s) FROM pmerged) AS same_rows_same_order
+FROM (SELECT n.id, c.id FROM pnews n JOIN pcorpus c ON c.h <~> n.h <= 3 ORDER BY n.id, c.id) x(a, b);
+-- the radius from an initplan (evaluated by the leader, passed to the workers)
+EXPLAIN (COSTS OFF) SELECT count(*) FROM pnews n JOIN pcorpus c ON c.h <~> n.h <= (SELECT 3);
+SELECT count(*) FROM pnews n JOIN pcorpus c ON c.h <~> n.h <= (SELECT 3);
 -- simhash.enable_join = off: no radius join, serial or partial
 SET simhash.enable_join = off;
 SELECT pkind('SELECT count(*) FROM pnews n JOIN pcorpus c ON c.h <~> n.h <= 3') AS kind;
@@ -186,7 +197,7 @@ RESET min_parallel_table_scan_size;
 -- at the default costs these small joins stay serial
 EXPLAIN (COSTS OFF) SELECT count(*) FROM pnews n JOIN pcorpus c ON c.h <~> n.h <= 3;
 
-DROP TABLE pforms;
+DROP TABLE pforms, pmerged;
 DROP FUNCTION pcheck(text, int, text);
 DROP FUNCTION pkind(text);
 DROP FUNCTION plines(text);
