@@ -18,9 +18,9 @@
 #                planner's choice, 2 workers per Gather allowed)
 #   join_serial  the same without workers (max_parallel_workers_per_gather 0)
 #   join_par     the same as the partial radius join under a Gather
-#                (parallel_setup_cost and parallel_tuple_cost 0; each of the
-#                2 workers and the leader joins its share of the outer rows
-#                to the whole table)
+#                (parallel_setup_cost and parallel_tuple_cost 0, the leader
+#                only gathering; each of the 2 workers joins its share of
+#                the outer rows to the whole table)
 #   join_4MB     the same at the default work_mem (rows spill to temporary
 #                files; at most 2M rows)
 #   index_nl     the same with simhash.enable_join = off and an index USING
@@ -103,8 +103,12 @@ PLAN_SELF=$(plan "SET work_mem = '$WM';" "$SELF")
 SERIAL="SET max_parallel_workers_per_gather = 0;"
 PARALLEL="SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0;"
 measure join_serial "$RUNS" "SET work_mem = '$WM'; $SERIAL" "$SELF"
-measure join_par "$RUNS" "SET work_mem = '$WM'; $PARALLEL" "$SELF"
-PLAN_SELF_PAR=$(plan "SET work_mem = '$WM'; $PARALLEL" "$SELF")
+# the self-join gets no partial path while its one-scan serial form exists;
+# with parallel costs at zero the table's cheapest path is a Gather (no
+# one-scan form), and with the leader only gathering the partial path wins
+SELF_PAR="$PARALLEL SET parallel_leader_participation = off;"
+measure join_par "$RUNS" "SET work_mem = '$WM'; $SELF_PAR" "$SELF"
+PLAN_SELF_PAR=$(plan "SET work_mem = '$WM'; $SELF_PAR" "$SELF")
 SPILL_MB=
 if [ "$N" -le 2000000 ]; then
 	t0=$(temp_bytes)

@@ -427,28 +427,32 @@ join_cost(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner, bool shar
 	 * share (PostgreSQL's partial paths are divided by the parallel divisor,
 	 * 2.4 for 2 workers and the leader), the inner's whole, as PostgreSQL
 	 * costs a hash join that is not parallel-aware.  That assumes a core
-	 * for every process, and that the leader mostly gathers; here every
-	 * process, the leader too, reads and searches the whole inner and its
-	 * share of the outer before it returns a row.  So the work is costed as
-	 * the total of all processes, (divisor * outer share + processes *
-	 * inner), spread over the workers' cores (max_parallel_workers_per_gather
-	 * set to the cores, as on the project's 2-core machine): with the leader
-	 * joining, 2 workers pay the inner 1.5 times and the outer share 1.2
-	 * times.  Measured there (doc/joins.md, "Parallel workers"): 1M new rows
-	 * against a 1M corpus, a tie by this model, ran 1.1 times slower in
-	 * parallel; 100k, 1.7 times cheaper by it, 1.2 times faster.
+	 * for every process and a leader that mostly gathers.  Here the leader,
+	 * when it joins, reads and searches the whole inner and its share of
+	 * the outer before it returns a row, on a core the workers need (with
+	 * max_parallel_workers_per_gather set to the cores, as the project's
+	 * 2-core machine has it): so the outer's shares are spread over the
+	 * workers' cores only (divisor / workers: 1.2 times one share), and the
+	 * leader's copy of the inner's work is charged in full on top of a
+	 * worker's (2 times the inner).  With the leader only gathering this is
+	 * PostgreSQL's cost.  Measured there (doc/joins.md, "Parallel
+	 * workers"): with a large inner the partial plan lost (1M new rows
+	 * against a 1M corpus: 1.1 to 1.4 times slower), with a small one it
+	 * gained little on the loaded machine (0.8 to 1.3 times the serial
+	 * join's time).
 	 */
 	if (cp->path.parallel_workers > 0)
 	{
 		double		workers = cp->path.parallel_workers;
 		double		divisor = parallel_divisor(&cp->path);
-		double		procs = workers + (parallel_leader_participation ? 1 : 0);
 		double		row_cost = cpu_tuple_cost + JOIN_ROW_COST * cpu_operator_cost +
 			Max(tables, 0) * JOIN_TABLE_COST * cpu_operator_cost;
 		Cost		outer_part = outer->total_cost + outer->rows * row_cost;
 		Cost		inner_part = inner->total_cost + inner->rows * row_cost;
 
-		cost += outer_part * (divisor / workers - 1) + inner_part * (procs / workers - 1);
+		cost += outer_part * (divisor / workers - 1);
+		if (parallel_leader_participation)
+			cost += inner_part;
 	}
 
 	/*
