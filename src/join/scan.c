@@ -116,9 +116,11 @@
  * candidate pair has exactly one outer row, so each pair is found once
  * over all processes, for inner, semi and anti joins alike; the
  * shared-input self-join is never used there (its inner would be the
- * process's share, not the table).  Its cost: the whole inner's (each
+ * process's share, not the table), and no partial path is offered where
+ * the serial path has that form.  Its cost: the whole inner's (each
  * process reads and searches it) plus the outer's share (the partial
- * path's rows and costs are already per process).  A rescan under a
+ * path's rows and costs are already per process), the shares spread over
+ * the workers' cores and the leader's copy of the inner added (join_cost()).  A rescan under a
  * Gather redoes the join: the Gather's rescan parameter reaches the node
  * through its parallel-aware child (each run gets other shares).  EXPLAIN
  * ANALYZE adds the pairs and spill of the workers through the node's
