@@ -37,6 +37,8 @@ REGRESS += index_probe
 REGRESS += index_lanes
 # issue #13: the copies of inner pages do not leak when an open index is reloaded
 REGRESS += index_cache
+# issue #14: the radius join in parallel plans (a partial path under Gather)
+REGRESS += join_parallel
 REGRESS_OPTS = --inputdir=. --outputdir=$(or $(REGRESS_OUTDIR),.)
 
 # xxHash comes from Debian's libxxhash-dev, used header-only (inlined).

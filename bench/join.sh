@@ -14,7 +14,13 @@
 #   pairs        simhash_pairs('docs', 'id', 'h', 3), maintenance_work_mem 2GB
 #   join         SELECT count(*) FROM docs a JOIN docs b ON a.id < b.id
 #                WHERE a.h <~> b.h <= 3, work_mem WM (in memory: 40 bytes per
-#                row, at least 256MB)
+#                row, at least 256MB), at the default settings (the
+#                planner's choice, 2 workers per Gather allowed)
+#   join_serial  the same without workers (max_parallel_workers_per_gather 0)
+#   join_par     the same as the partial radius join under a Gather
+#                (parallel_setup_cost and parallel_tuple_cost 0, the leader
+#                only gathering; each of the 2 workers joins its share of
+#                the outer rows to the whole table)
 #   join_4MB     the same at the default work_mem (rows spill to temporary
 #                files; at most 2M rows)
 #   index_nl     the same with simhash.enable_join = off and an index USING
@@ -24,10 +30,12 @@
 # joined to the corpus, SELECT count(*) FROM news_n n JOIN docs c ON
 # c.h <~> n.h <= RADIUS (default 3), at work_mem WM (the corpus and the
 # outer rows in memory), with and without the index:
-#   custom       the radius join (enable_nestloop off)
+#   custom       the radius join, serial (enable_nestloop off, no workers)
+#   custom_par   the partial radius join under a Gather (enable_nestloop off,
+#                parallel_setup_cost and parallel_tuple_cost 0), 2 workers
 #   index_nl     the index nested loop (simhash.enable_join off; with the index)
-#   choice       the planner's plan: timed again only when it is neither of
-#                the two above (else their time), with its ratio to the best
+#   choice       the planner's plan: timed again only when it is none of
+#                the plans above (else their time), with its ratio to the best
 # Every count is checked: the self-joins against simhash_pairs, each grid
 # cell's plans against each other.  The report goes to stdout and
 # bench/data/join_report_N.txt.
@@ -92,6 +100,15 @@ measure count "$RUNS" "" "SELECT count(*) FROM docs"
 measure pairs "$RUNS" "SET maintenance_work_mem = '2GB';" "SELECT count(*) FROM simhash_pairs('docs', 'id', 'h', 3)"
 measure join "$RUNS" "SET work_mem = '$WM';" "$SELF"
 PLAN_SELF=$(plan "SET work_mem = '$WM';" "$SELF")
+SERIAL="SET max_parallel_workers_per_gather = 0;"
+PARALLEL="SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0;"
+measure join_serial "$RUNS" "SET work_mem = '$WM'; $SERIAL" "$SELF"
+# the self-join gets no partial path while its one-scan serial form exists;
+# with parallel costs at zero the table's cheapest path is a Gather (no
+# one-scan form), and with the leader only gathering the partial path wins
+SELF_PAR="$PARALLEL SET parallel_leader_participation = off;"
+measure join_par "$RUNS" "SET work_mem = '$WM'; $SELF_PAR" "$SELF"
+PLAN_SELF_PAR=$(plan "SET work_mem = '$WM'; $SELF_PAR" "$SELF")
 SPILL_MB=
 if [ "$N" -le 2000000 ]; then
 	t0=$(temp_bytes)
@@ -106,8 +123,10 @@ grid() {	# suffix (noidx | idx)
 	for n in $GRID; do
 		Q="SELECT count(*) FROM news_$n n JOIN docs c ON c.h <~> n.h <= $RADIUS"
 		if [ "$x" = noidx ]; then
-			measure "custom_$n" "$RUNS" "SET work_mem = '$WM'; SET enable_nestloop = off;" "$Q"
-			PLAN[custom_$n]=$(plan "SET work_mem = '$WM'; SET enable_nestloop = off;" "$Q")
+			measure "custom_$n" "$RUNS" "SET work_mem = '$WM'; SET enable_nestloop = off; $SERIAL" "$Q"
+			PLAN[custom_$n]=$(plan "SET work_mem = '$WM'; SET enable_nestloop = off; $SERIAL" "$Q")
+			measure "custom_par_$n" "$RUNS" "SET work_mem = '$WM'; SET enable_nestloop = off; $PARALLEL" "$Q"
+			PLAN[custom_par_$n]=$(plan "SET work_mem = '$WM'; SET enable_nestloop = off; $PARALLEL" "$Q")
 		else
 			measure "index_nl_$n" "$RUNS" "SET work_mem = '$WM'; SET simhash.enable_join = off;" "$Q"
 			PLAN[index_nl_$n]=$(plan "SET work_mem = '$WM'; SET simhash.enable_join = off;" "$Q")
@@ -116,6 +135,8 @@ grid() {	# suffix (noidx | idx)
 		PLAN[choice_${x}_$n]=$choice
 		if [ "$choice" = "${PLAN[custom_$n]}" ]; then
 			MS[choice_${x}_$n]=${MS[custom_$n]}; RES[choice_${x}_$n]=${RES[custom_$n]}
+		elif [ "$choice" = "${PLAN[custom_par_$n]}" ]; then
+			MS[choice_${x}_$n]=${MS[custom_par_$n]}; RES[choice_${x}_$n]=${RES[custom_par_$n]}
 		elif [ "$x" = idx ] && [ "$choice" = "${PLAN[index_nl_$n]}" ]; then
 			MS[choice_${x}_$n]=${MS[index_nl_$n]}; RES[choice_${x}_$n]=${RES[index_nl_$n]}
 		elif [ "$x" = noidx ] && [ "$n" -gt 10000 ]; then
@@ -137,6 +158,7 @@ stop_cluster
 # the plan's kind, for the report
 kind() {
 	case "$1" in
+	*Gather*SimhashJoin*"Parallel Seq Scan"*) echo "parallel radius join" ;;
 	*SimhashJoin*) echo "radius join" ;;
 	*Gather*"Index Scan"*) echo "parallel index NL" ;;
 	*"Index Scan"*) echo "index NL" ;;
@@ -148,9 +170,9 @@ mkdir -p bench/data
 {
 	echo "bench/join.sh $N: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, PostgreSQL $("$PGBIN/postgres" --version | awk '{print $3}'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "corpus: $N rows (bigint id, simhash64), $((N - ORIG)) planted near-duplicates (0..3 bits); distance 3, blocks 5; work_mem $WM for the joins in memory"
-	echo "self-join: $SELF (plan: $(kind "$PLAN_SELF")$(grep -q 'Inner Input' <<<"$PLAN_SELF" && echo ', one scan for both sides'))"
+	echo "self-join: $SELF (plan: $(kind "$PLAN_SELF")$(grep -q 'Inner Input' <<<"$PLAN_SELF" && echo ', one scan for both sides'); join_par: $(kind "$PLAN_SELF_PAR"))"
 	printf '%-12s %10s %10s %10s  %s\n' query ms x_count x_pairs result
-	for name in count pairs join join_4MB index_nl; do
+	for name in count pairs join join_serial join_par join_4MB index_nl; do
 		[ -n "${MS[$name]:-}" ] || continue
 		printf '%-12s %10.0f %10.1f %10.2f  %s\n' "$name" "${MS[$name]}" \
 			"$(echo "${MS[$name]} / ${MS[count]}" | bc -l)" \
@@ -159,25 +181,28 @@ mkdir -p bench/data
 	[ -n "$SPILL_MB" ] && echo "join at the default work_mem (4MB): ${SPILL_MB} MB of temporary files per run"
 	[ -n "${MS[index_nl]:-}" ] &&
 		printf 'index nested loop / radius join: %.1f\n' "$(echo "${MS[index_nl]} / ${MS[join]}" | bc -l)"
+	printf 'self-join, default settings / no workers: %.2f; partial under Gather / no workers: %.2f\n' \
+		"$(echo "${MS[join]} / ${MS[join_serial]}" | bc -l)" "$(echo "${MS[join_par]} / ${MS[join_serial]}" | bc -l)"
 	echo
-	echo "grid: SELECT count(*) FROM news_n n JOIN docs c ON c.h <~> n.h <= $RADIUS (ms; choice/best: the planner's plan against the fastest of the two)"
-	printf '%-8s %8s | %10s %10s %-20s %6s | %10s %-20s %6s\n' outer result custom index_nl "choice (index)" ratio \
+	echo "grid: SELECT count(*) FROM news_n n JOIN docs c ON c.h <~> n.h <= $RADIUS (ms; choice/best: the planner's plan against the fastest of the plans timed: custom, custom_par, index_nl with the index; custom, custom_par without)"
+	printf '%-8s %8s | %10s %10s %10s %-26s %6s | %10s %-26s %6s\n' outer result custom custom_par index_nl "choice (index)" ratio \
 		"no index" "choice" ratio
 	ok=yes
 	for n in $GRID; do
-		c=${MS[custom_$n]} i=${MS[index_nl_$n]} ci=${MS[choice_idx_$n]} cn=${MS[choice_noidx_$n]}
-		best=$(printf '%s\n%s\n' "$c" "$i" | sort -n | head -1)
+		c=${MS[custom_$n]} cp=${MS[custom_par_$n]} i=${MS[index_nl_$n]} ci=${MS[choice_idx_$n]} cn=${MS[choice_noidx_$n]}
+		best=$(printf '%s\n%s\n%s\n' "$c" "$cp" "$i" | sort -n | head -1)
+		bestn=$(printf '%s\n%s\n' "$c" "$cp" | sort -n | head -1)
 		rn=-
-		[ "$cn" != skipped ] && rn=$(printf '%.2f' "$(echo "$cn / $c" | bc -l)")
+		[ "$cn" != skipped ] && rn=$(printf '%.2f' "$(echo "$cn / $bestn" | bc -l)")
 		[ "$cn" != skipped ] && cn=$(printf '%.0f' "$cn")
-		printf '%-8s %8s | %10.0f %10.0f %-20s %6.2f | %10s %-20s %6s\n' "$n" "${RES[custom_$n]}" "$c" "$i" \
+		printf '%-8s %8s | %10.0f %10.0f %10.0f %-26s %6.2f | %10s %-26s %6s\n' "$n" "${RES[custom_$n]}" "$c" "$cp" "$i" \
 			"$(kind "${PLAN[choice_idx_$n]}") $(printf '%.0f' "$ci")" "$(echo "$ci / $best" | bc -l)" \
 			"$cn" "$(kind "${PLAN[choice_noidx_$n]}")" "$rn"
-		for name in index_nl_$n choice_idx_$n choice_noidx_$n; do
+		for name in custom_par_$n index_nl_$n choice_idx_$n choice_noidx_$n; do
 			[ -n "${RES[$name]:-}" ] && [ "${RES[$name]}" != "${RES[custom_$n]}" ] && ok=NO
 		done
 	done
-	for name in join join_4MB index_nl; do
+	for name in join join_serial join_par join_4MB index_nl; do
 		[ -n "${RES[$name]:-}" ] && [ "${RES[$name]}" != "${RES[pairs]}" ] && ok=NO
 	done
 	echo "every count equal (self-joins to simhash_pairs, grid plans to each other): $ok"

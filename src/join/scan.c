@@ -101,7 +101,30 @@
  * budget as set_budgets() divides it; see join_cost() and doc/joins.md,
  * "Costs".  Rescans redo the join
  * only when a parameter changed; otherwise they re-read the results.  No
- * backward scan, no mark/restore, not parallel-aware (part 2 of issue 14).
+ * backward scan, no mark/restore.
+ *
+ * Parallel plans (doc/joins.md, "Parallel workers").  The serial path is
+ * parallel-safe when both inputs and the join's expressions are, except in
+ * the one-scan form (make_join_path()); it can then run inside a worker,
+ * e.g. as the inner of a parallel join, or under force_parallel_mode.  A second, partial path joins a partial outer (a
+ * Parallel Seq Scan, or any partial path of the outer relation) to the
+ * whole inner, for a Gather or Gather Merge above it: it is not
+ * parallel-aware (no shared state; each process runs the join as above on
+ * its own outer rows and all inner rows, with its own work_mem and
+ * temporary files), as PostgreSQL runs a hash join that is not
+ * parallel-aware.  Each outer row is read by one process, and every
+ * candidate pair has exactly one outer row, so each pair is found once
+ * over all processes, for inner, semi and anti joins alike; the
+ * shared-input self-join is never used there (its inner would be the
+ * process's share, not the table), and no partial path is offered where
+ * the serial path has that form.  Its cost: the whole inner's (each
+ * process reads and searches it) plus the outer's share (the partial
+ * path's rows and costs are already per process), the shares spread over
+ * the workers' cores and the leader's copy of the inner added (join_cost()).  A rescan under a
+ * Gather redoes the join: the Gather's rescan parameter reaches the node
+ * through its parallel-aware child (each run gets other shares).  EXPLAIN
+ * ANALYZE adds the pairs and spill of the workers through the node's
+ * instrumentation (join_run(), explain_workers()).
  */
 #include "simhash.h"
 
@@ -282,6 +305,21 @@ join_nblocks(int k)
 }
 
 /*
+ * PostgreSQL's estimate of the processes sharing a partial path's rows
+ * (get_parallel_divisor() of costsize.c, static there): its workers and the
+ * leader's part, which shrinks as the workers must be served.
+ */
+static double
+parallel_divisor(Path *path)
+{
+	double		divisor = path->parallel_workers;
+
+	if (parallel_leader_participation && 1.0 - 0.3 * path->parallel_workers > 0)
+		divisor += 1.0 - 0.3 * path->parallel_workers;
+	return divisor;
+}
+
+/*
  * Cost of the join (all of it is startup: nothing comes out before both
  * inputs are read and searched).  Per input row: cpu_tuple_cost and
  * JOIN_ROW_COST (reading and keeping it, its share of the sort by
@@ -385,6 +423,39 @@ join_cost(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner, bool shar
 	cost += rows * (cpu_tuple_cost + JOIN_ROW_COST * cpu_operator_cost);
 	if (tables >= 0)
 		cost += rows * tables * JOIN_TABLE_COST * cpu_operator_cost;
+
+	/*
+	 * A partial path: the outer's rows and cost above are one process's
+	 * share (PostgreSQL's partial paths are divided by the parallel divisor,
+	 * 2.4 for 2 workers and the leader), the inner's whole, as PostgreSQL
+	 * costs a hash join that is not parallel-aware.  That assumes a core
+	 * for every process and a leader that mostly gathers.  Here the leader,
+	 * when it joins, reads and searches the whole inner and its share of
+	 * the outer before it returns a row, on a core the workers need (with
+	 * max_parallel_workers_per_gather set to the cores, as the project's
+	 * 2-core machine has it): so the outer's shares are spread over the
+	 * workers' cores only (divisor / workers: 1.2 times one share), and the
+	 * leader's copy of the inner's work is charged in full on top of a
+	 * worker's (2 times the inner).  With the leader only gathering this is
+	 * PostgreSQL's cost.  Measured there (doc/joins.md, "Parallel
+	 * workers"): with a large inner the partial plan lost (1M new rows
+	 * against a 1M corpus: 1.1 to 1.4 times slower), with a small one it
+	 * gained little on the loaded machine (0.8 to 1.3 times the serial
+	 * join's time).
+	 */
+	if (cp->path.parallel_workers > 0)
+	{
+		double		workers = cp->path.parallel_workers;
+		double		divisor = parallel_divisor(&cp->path);
+		double		row_cost = cpu_tuple_cost + JOIN_ROW_COST * cpu_operator_cost +
+			Max(tables, 0) * JOIN_TABLE_COST * cpu_operator_cost;
+		Cost		outer_part = outer->total_cost + outer->rows * row_cost;
+		Cost		inner_part = inner->total_cost + inner->rows * row_cost;
+
+		cost += outer_part * (divisor / workers - 1);
+		if (parallel_leader_participation)
+			cost += inner_part;
+	}
 
 	/*
 	 * Each table compares the rows of a run of equal prefixes pairwise:
@@ -517,6 +588,54 @@ inputs_identical(PlannerInfo *root, RelOptInfo *outerrel, RelOptInfo *innerrel,
 }
 
 /*
+ * The join's path over outer and inner: serial (both whole; shared is the
+ * inner's columns among the outer's when both are one scan) or partial
+ * (outer a partial path: rows and costs are one process's share).
+ */
+static CustomPath *
+make_join_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
+			   Path *outer, Path *inner, List *shared, RestrictInfo *cond,
+			   Node *k, Node *ha, Node *hb, List *joinquals, List *otherquals,
+			   JoinType jointype, JoinPathExtraData *extra)
+{
+	CustomPath *cp = makeNode(CustomPath);
+	double		width;
+	bool		compact;
+
+	cp->path.pathtype = T_CustomScan;
+	cp->path.parent = joinrel;
+	cp->path.pathtarget = joinrel->reltarget;
+	cp->path.param_info = NULL;
+	/*
+	 * Not parallel-aware: each process runs the whole join on its rows.
+	 * Parallel-safe with safe inputs, but not in the one-scan form: it has
+	 * no partial form and would seldom help inside a worker, and as a
+	 * parallel-safe path it would win add_path()'s tie-break against an
+	 * index nested loop when enable_seqscan = off puts disable_cost into
+	 * both (the README's index example), which it lost before.
+	 */
+	cp->path.parallel_aware = false;
+	cp->path.parallel_safe = joinrel->consider_parallel && shared == NIL &&
+		outer->parallel_safe && inner->parallel_safe;
+	cp->path.parallel_workers = outer->parallel_workers;
+	cp->path.rows = joinrel->rows;
+	if (cp->path.parallel_workers > 0)
+		cp->path.rows = clamp_row_est(joinrel->rows / parallel_divisor(&cp->path));
+	cp->path.pathkeys = NIL;
+	cp->flags = 0;
+	cp->custom_paths = list_make2(outer, inner);
+	cp->custom_private = list_make5(list_make3(ha, hb, k), joinquals, otherquals,
+									makeInteger(jointype), shared);
+	cp->methods = &join_path_methods;
+	width = kept_width(joinrel, outerrel, joinquals, otherquals, shared != NIL,
+					   &compact);
+	join_cost(root, cp, outer, inner, shared != NIL, k, joinquals,
+			  clause_selectivity(root, (Node *) cond, 0, JOIN_INNER, extra->sjinfo),
+			  width, compact);
+	return cp;
+}
+
+/*
  * set_join_pathlist_hook: offer the radius join when a join clause is a
  * radius condition between the two sides.
  */
@@ -533,10 +652,7 @@ join_pathlist_hook(PlannerInfo *root, RelOptInfo *joinrel,
 			   *k = NULL;
 	List	   *joinquals = NIL,
 			   *otherquals = NIL;
-	CustomPath *cp;
 	List	   *shared;
-	double		width;
-	bool		compact;
 	ListCell   *lc;
 
 	if (prev_join_pathlist_hook)
@@ -609,28 +725,38 @@ join_pathlist_hook(PlannerInfo *root, RelOptInfo *joinrel,
 			otherquals = lappend(otherquals, rinfo->clause);
 	}
 
-	cp = makeNode(CustomPath);
-	cp->path.pathtype = T_CustomScan;
-	cp->path.parent = joinrel;
-	cp->path.pathtarget = joinrel->reltarget;
-	cp->path.param_info = NULL;
-	cp->path.parallel_aware = false;
-	cp->path.parallel_safe = false;
-	cp->path.parallel_workers = 0;
-	cp->path.rows = joinrel->rows;
-	cp->path.pathkeys = NIL;
-	cp->flags = 0;
-	cp->custom_paths = list_make2(outer, inner);
+	/* the serial path: both inputs whole */
 	shared = inputs_identical(root, outerrel, innerrel, outer, inner, ha, hb);
-	cp->custom_private = list_make5(list_make3(ha, hb, k), joinquals, otherquals,
-									makeInteger(jointype), shared);
-	cp->methods = &join_path_methods;
-	width = kept_width(joinrel, outerrel, joinquals, otherquals, shared != NIL,
-					   &compact);
-	join_cost(root, cp, outer, inner, shared != NIL, k, joinquals,
-			  clause_selectivity(root, (Node *) cond, 0, JOIN_INNER, extra->sjinfo),
-			  width, compact);
-	add_path(joinrel, (Path *) cp);
+	add_path(joinrel, (Path *) make_join_path(root, joinrel, outerrel, outer, inner,
+											  shared, cond, k, ha, hb, joinquals,
+											  otherquals, jointype, extra));
+
+	/*
+	 * The partial path (doc/joins.md, "Parallel workers"): the outer a
+	 * partial path, the inner a whole parallel-safe one, each process
+	 * joining its share of the outer rows to all the inner rows, as a hash
+	 * join that is not parallel-aware does.  Every candidate pair has one
+	 * outer row, read by exactly one process, so inner, semi and anti joins
+	 * stay exact; the shared-input self-join does not apply (the inner is
+	 * not the outer's rows).  Partial paths are never parameterized; the
+	 * inner must not be either.  Not when the serial path reads identical
+	 * inputs once: each process would search its share and the whole table,
+	 * more than the serial join's one pass (measured 2.2 times slower at 1M
+	 * rows), and only the cost of spilled candidates, which divides among
+	 * the processes, could make it look cheaper (at 4MB it did).
+	 */
+	if (joinrel->consider_parallel && outerrel->partial_pathlist != NIL && shared == NIL)
+	{
+		Path	   *pouter = linitial(outerrel->partial_pathlist);
+		Path	   *pinner = inner->parallel_safe ? inner :
+			get_cheapest_parallel_safe_total_inner(innerrel->pathlist);
+
+		if (pinner != NULL && pouter->param_info == NULL && pinner->param_info == NULL)
+			add_partial_path(joinrel, (Path *) make_join_path(root, joinrel, outerrel,
+															  pouter, pinner, NIL, cond,
+															  k, ha, hb, joinquals,
+															  otherquals, jointype, extra));
+	}
 }
 
 /* target entries for the columns of a child's output */
@@ -1500,6 +1626,7 @@ join_run(RadiusJoinState *js)
 
 	js->budget = budget;
 	js->pairs_checked = 0;
+	js->spilled_bytes = 0;
 	js->searched = false;
 	for (int s = 0; s < 2; s++)
 	{
@@ -1579,6 +1706,19 @@ join_run(RadiusJoinState *js)
 		join_all_pairs(js);
 	js->spilled_bytes += js->side[0].spilled_bytes +
 		(js->shared ? 0 : js->side[1].spilled_bytes);
+
+	/*
+	 * Under EXPLAIN ANALYZE, also in the node's instrumentation: a parallel
+	 * worker's is added to the leader's (and kept per worker) when the
+	 * Gather above finishes, which a node that is not parallel-aware has no
+	 * other way to do.  ntuples2 and nfiltered2 are not used for custom
+	 * scans by PostgreSQL; see join_explain().
+	 */
+	if (js->css.ss.ps.instrument)
+	{
+		js->css.ss.ps.instrument->ntuples2 += js->pairs_checked;
+		js->css.ss.ps.instrument->nfiltered2 += js->spilled_bytes;
+	}
 	js->next_outer = 0;
 	js->done = true;
 }
@@ -1721,6 +1861,53 @@ join_type_name(JoinType jointype)
 	}
 }
 
+/*
+ * EXPLAIN ANALYZE under a Gather: the pairs checked and the bytes spilled by
+ * all processes (the leader's and each worker's runs, added up in the
+ * instrumentation by join_run()); with VERBOSE, each worker's, as
+ * PostgreSQL shows each worker's rows (not with debug_parallel_query's
+ * hidden Gather).
+ */
+static void
+explain_workers(CustomScanState *node, ExplainState *es)
+{
+	Instrumentation *total = node->ss.ps.instrument;
+	WorkerInstrumentation *w = node->ss.ps.worker_instrument;
+
+	ExplainPropertyUInteger("Pairs Checked", NULL, (uint64) total->ntuples2, es);
+	if (total->nfiltered2 > 0 || es->format != EXPLAIN_FORMAT_TEXT)
+		ExplainPropertyUInteger("Spilled", "kB",
+								((uint64) total->nfiltered2 + 1023) / 1024, es);
+	if (!es->verbose || es->hide_workers)
+		return;
+	for (int n = 0; n < w->num_workers; n++)
+	{
+		Instrumentation *i = &w->instrument[n];
+
+		if (i->nloops <= 0)
+			continue;			/* not launched, or never ran the join */
+		if (es->format == EXPLAIN_FORMAT_TEXT)
+		{
+			appendStringInfoSpaces(es->str, es->indent * 2);
+			appendStringInfo(es->str, "Worker %d:  Pairs Checked: " UINT64_FORMAT, n,
+							 (uint64) i->ntuples2);
+			if (i->nfiltered2 > 0)
+				appendStringInfo(es->str, "  Spilled: " UINT64_FORMAT "kB",
+								 ((uint64) i->nfiltered2 + 1023) / 1024);
+			appendStringInfoChar(es->str, '\n');
+		}
+		else
+		{
+			char		label[64];
+
+			snprintf(label, sizeof(label), "Worker %d Pairs Checked", n);
+			ExplainPropertyUInteger(label, NULL, (uint64) i->ntuples2, es);
+			snprintf(label, sizeof(label), "Worker %d Spilled", n);
+			ExplainPropertyUInteger(label, "kB", ((uint64) i->nfiltered2 + 1023) / 1024, es);
+		}
+	}
+}
+
 /* EXPLAIN: the join type, the condition, its table groups, the work done */
 static void
 join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
@@ -1782,7 +1969,9 @@ join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	else
 		ExplainPropertyText("Table Groups", "distance + 1, chosen at run time", es);
 
-	if (es->analyze && js->done)
+	if (es->analyze && node->ss.ps.worker_instrument != NULL)
+		explain_workers(node, es);
+	else if (es->analyze && js->done)
 	{
 		ExplainPropertyUInteger("Pairs Checked", NULL, js->pairs_checked, es);
 		if (js->spilled_bytes > 0 || es->format != EXPLAIN_FORMAT_TEXT)
