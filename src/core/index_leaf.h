@@ -145,6 +145,8 @@ extern size_t sv_leaf_encode(SvLeafBuilder *b, void *contents);
 extern bool sv_leaf_layout_ok(const void *contents, size_t bytes, bool entries,
 							  const char **problem);
 extern void sv_leaf_open(const void *contents, SvLeaf *leaf);
+extern int	sv_leaf_seek(const SvLeaf *leaf, int from, uint64_t key, uint64_t mask,
+						 bool past);
 extern int	sv_leaf_lower_bound(const SvLeaf *leaf, uint64_t key, uint64_t mask);
 extern void sv_leaf_set_dead(void *contents, int i);
 

@@ -114,39 +114,32 @@ emit_live(Relation index, BlockNumber blkno, const SvLeaf *leaf, int i,
 }
 
 /*
- * The body of match_keys(): the entries of an opened leaf from `from` on
- * whose key & mask equals prefix and within radius of qkey, their positions
- * into hits[]; returns their number, *past set when a key beyond the prefix
- * ends them.  hw: popcount by the instruction (the caller's target has it).
+ * The body of match_keys(): the entries from .. end - 1 of an opened leaf
+ * (the range of one prefix, sv_leaf_seek()) within radius of qkey, their
+ * positions into hits[]; returns their number.  hw: popcount by the
+ * instruction (the caller's target has it).
  */
 static pg_attribute_always_inline int
-match_keys_body(const SvLeaf *leaf, int from, uint64 prefix, uint64 mask,
-				uint64 qkey, int radius, uint16 *hits, bool *past, bool hw)
+match_keys_body(const SvLeaf *leaf, int from, int end, uint64 qkey, int radius,
+				uint16 *hits, bool hw)
 {
 	const uint8 *p = leaf->keys + (size_t) from * leaf->key_bytes;
 	int			kb = leaf->key_bytes;
-	int			count = leaf->count;
 	uint64		keep = sv_load_mask(kb);
 	uint64		base = leaf->base;
 	int			n = 0;
 
-	*past = false;
-	for (int i = from; i < count; i++, p += kb)
+	for (int i = from; i < end; i++, p += kb)
 	{
-		uint64		key = base + (sv_load8_le(p) & keep);
+		uint64		x = (base + (sv_load8_le(p) & keep)) ^ qkey;
 		int			d;
 
-		if ((key & mask) != prefix)
-		{
-			*past = true;
-			break;
-		}
 #ifdef HAVE__BUILTIN_POPCOUNT
-		d = hw ? __builtin_popcountll(key ^ qkey) : pg_popcount64(key ^ qkey);
+		d = hw ? __builtin_popcountll(x) : pg_popcount64(x);
 #else
-		d = pg_popcount64(key ^ qkey);
+		d = pg_popcount64(x);
 #endif
-		if (d <= radius)
+		if (unlikely(d <= radius))
 			hits[n++] = (uint16) i;
 	}
 	return n;
@@ -156,10 +149,10 @@ match_keys_body(const SvLeaf *leaf, int from, uint64 prefix, uint64 mask,
 /* match_keys_body() with the popcnt instruction inline */
 __attribute__((target("popcnt")))
 static int
-match_keys_popcnt(const SvLeaf *leaf, int from, uint64 prefix, uint64 mask,
-				  uint64 qkey, int radius, uint16 *hits, bool *past)
+match_keys_popcnt(const SvLeaf *leaf, int from, int end, uint64 qkey, int radius,
+				  uint16 *hits)
 {
-	return match_keys_body(leaf, from, prefix, mask, qkey, radius, hits, past, true);
+	return match_keys_body(leaf, from, end, qkey, radius, hits, true);
 }
 #define HAVE_MATCH_KEYS_POPCNT 1
 #endif
@@ -170,8 +163,7 @@ match_keys_popcnt(const SvLeaf *leaf, int from, uint64 prefix, uint64 mask,
  * has it, instead of a call through pg_popcount64 per key.
  */
 static int
-match_keys(const SvLeaf *leaf, int from, uint64 prefix, uint64 mask,
-		   uint64 qkey, int radius, uint16 *hits, bool *past)
+match_keys(const SvLeaf *leaf, int from, int end, uint64 qkey, int radius, uint16 *hits)
 {
 #ifdef HAVE_MATCH_KEYS_POPCNT
 	static int	has_popcnt = -1;
@@ -179,9 +171,9 @@ match_keys(const SvLeaf *leaf, int from, uint64 prefix, uint64 mask,
 	if (unlikely(has_popcnt < 0))
 		has_popcnt = __builtin_cpu_supports("popcnt") ? 1 : 0;
 	if (has_popcnt)
-		return match_keys_popcnt(leaf, from, prefix, mask, qkey, radius, hits, past);
+		return match_keys_popcnt(leaf, from, end, qkey, radius, hits);
 #endif
-	return match_keys_body(leaf, from, prefix, mask, qkey, radius, hits, past, false);
+	return match_keys_body(leaf, from, end, qkey, radius, hits, false);
 }
 
 /*
@@ -202,13 +194,15 @@ simhash_search_leaf(Relation index, BlockNumber blkno, Buffer buffer,
 	bool		entries = (tab->table == 0);
 	SvLeaf		leaf;
 	uint16		hits[SV_LEAF_MAX_ENTRIES];
-	bool		past;
-	int			n;
+	int			from,
+				end,
+				n;
 
 	prefix &= mask;
 	sv_leaf_open(PageGetContents(BufferGetPage(buffer)), &leaf);
-	n = match_keys(&leaf, sv_leaf_lower_bound(&leaf, prefix, mask), prefix, mask,
-				   qkey, radius, hits, &past);
+	from = sv_leaf_seek(&leaf, 0, prefix, mask, false);
+	end = sv_leaf_seek(&leaf, from, prefix, mask, true);
+	n = match_keys(&leaf, from, end, qkey, radius, hits);
 	for (int j = 0; j < n; j++)
 	{
 		uint64		key = sv_leaf_key(&leaf, hits[j]);
@@ -222,7 +216,7 @@ simhash_search_leaf(Relation index, BlockNumber blkno, Buffer buffer,
 			emit_live(index, blkno, &leaf, hits[j], key, out);
 		}
 	}
-	return past;
+	return end < leaf.count;
 }
 
 /* qsort comparator of uint64 (also merge.c's and probe.c's) */
