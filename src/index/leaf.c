@@ -10,7 +10,6 @@
 
 #include "access/htup_details.h"
 #include "miscadmin.h"
-#include "port/pg_bitutils.h"
 
 #include "am.h"
 
@@ -114,66 +113,21 @@ emit_live(Relation index, BlockNumber blkno, const SvLeaf *leaf, int i,
 }
 
 /*
- * The body of match_keys(): the entries from .. end - 1 of an opened leaf
- * (the range of one prefix, sv_leaf_seek()) within radius of qkey, their
- * positions into hits[]; returns their number.  hw: popcount by the
- * instruction (the caller's target has it).
+ * Ask for the cache lines of keys from .. end - 1 of an opened leaf at
+ * once (at 10M rows a prefix's ~150 keys span ~17 lines of a page that is
+ * seldom in the CPU's cache), so that their misses overlap instead of
+ * following the scan one by one.
  */
-static pg_attribute_always_inline int
-match_keys_body(const SvLeaf *leaf, int from, int end, uint64 qkey, int radius,
-				uint16 *hits, bool hw)
+static inline void
+prefetch_keys(const SvLeaf *leaf, int from, int end)
 {
+#if defined(__GNUC__)
 	const uint8 *p = leaf->keys + (size_t) from * leaf->key_bytes;
-	int			kb = leaf->key_bytes;
-	uint64		keep = sv_load_mask(kb);
-	uint64		base = leaf->base;
-	int			n = 0;
+	const uint8 *stop = leaf->keys + (size_t) end * leaf->key_bytes;
 
-	for (int i = from; i < end; i++, p += kb)
-	{
-		uint64		x = (base + (sv_load8_le(p) & keep)) ^ qkey;
-		int			d;
-
-#ifdef HAVE__BUILTIN_POPCOUNT
-		d = hw ? __builtin_popcountll(x) : pg_popcount64(x);
-#else
-		d = pg_popcount64(x);
+	for (p = (const uint8 *) ((uintptr_t) p & ~(uintptr_t) 63); p < stop; p += 64)
+		__builtin_prefetch(p);
 #endif
-		if (unlikely(d <= radius))
-			hits[n++] = (uint16) i;
-	}
-	return n;
-}
-
-#if defined(__x86_64__) && defined(__GNUC__) && defined(HAVE__BUILTIN_POPCOUNT)
-/* match_keys_body() with the popcnt instruction inline */
-__attribute__((target("popcnt")))
-static int
-match_keys_popcnt(const SvLeaf *leaf, int from, int end, uint64 qkey, int radius,
-				  uint16 *hits)
-{
-	return match_keys_body(leaf, from, end, qkey, radius, hits, true);
-}
-#define HAVE_MATCH_KEYS_POPCNT 1
-#endif
-
-/*
- * match_keys_body(), the scan of a prefix's keys that every probe does (at
- * 10M rows about 150 keys a probe): by the popcnt instruction where the CPU
- * has it, instead of a call through pg_popcount64 per key.
- */
-static int
-match_keys(const SvLeaf *leaf, int from, int end, uint64 qkey, int radius, uint16 *hits)
-{
-#ifdef HAVE_MATCH_KEYS_POPCNT
-	static int	has_popcnt = -1;
-
-	if (unlikely(has_popcnt < 0))
-		has_popcnt = __builtin_cpu_supports("popcnt") ? 1 : 0;
-	if (has_popcnt)
-		return match_keys_popcnt(leaf, from, end, qkey, radius, hits);
-#endif
-	return match_keys_body(leaf, from, end, qkey, radius, hits, false);
 }
 
 /*
@@ -202,7 +156,8 @@ simhash_search_leaf(Relation index, BlockNumber blkno, Buffer buffer,
 	sv_leaf_open(PageGetContents(BufferGetPage(buffer)), &leaf);
 	from = sv_leaf_seek(&leaf, 0, prefix, mask, false);
 	end = sv_leaf_seek(&leaf, from, prefix, mask, true);
-	n = match_keys(&leaf, from, end, qkey, radius, hits);
+	prefetch_keys(&leaf, from, end);
+	n = sv_leaf_match(&leaf, from, end, qkey, radius, hits);
 	for (int j = 0; j < n; j++)
 	{
 		uint64		key = sv_leaf_key(&leaf, hits[j]);

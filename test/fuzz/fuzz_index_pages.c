@@ -211,6 +211,14 @@ consume(const uint8_t *page, uint16_t kind, const SvFacts *facts)
 
 					require(at >= from && at <= leaf.count);
 				}
+				{
+					/* the key loop (AVX2: 16-byte loads) reads within the page */
+					static uint16_t hits[SV_LEAF_MAX_ENTRIES];
+					int			from = (int) ((sum >> 8) % ((uint64_t) leaf.count + 1));
+
+					require(sv_leaf_match(&leaf, from, leaf.count, sum, (int) (sum % 65), hits) <=
+							leaf.count - from);
+				}
 				require(o->next == SV_INVALID_BLOCK || sv_block_ok(o->next, facts->nblocks));
 				break;
 			}

@@ -376,6 +376,77 @@ test_seek(void)
 	}
 }
 
+/*
+ * The key loops of sv_leaf_match() (portable, popcnt, AVX2: those this CPU
+ * has) find the same entries as a direct count of differing bits, on
+ * leaves of every key width 0 .. 8, over ranges of every length mod 4 and
+ * alignment, for queries near stored keys and random ones, radius 0 .. 64.
+ */
+static void
+test_match(void)
+{
+	static uint64_t keys[900];
+	static uint16_t hits[900],
+				want[900];
+	int			bad = 0,
+				tried = 0,
+				nhits = 0,
+				impls = 0;
+
+	for (int impl = SV_MATCH_PORTABLE; impl <= SV_MATCH_AVX2; impl++)
+		impls += sv_leaf_match_has((SvMatchImpl) impl);
+	for (int width = 0; width <= 8; width++)
+	{
+		SvLeaf		leaf;
+		int			n = 600;
+
+		/* gaps of up to width bytes: key_bytes is about width */
+		keys[0] = next();
+		for (int i = 1; i < n; i++)
+			keys[i] = keys[i - 1] + (width == 0 ? 0 :
+									 (next() >> (64 - 8 * width)) / (uint64_t) n);
+		sv_leaf_builder_init(&builder, false);
+		for (int i = 0; i < n; i++)
+			sv_leaf_add(&builder, keys[i], 0, 0);
+		CHECK(encode_page(SV_KEY_LEAF), "match width %d: the page check accepts it", width);
+		sv_leaf_open((uint8_t *) pagebuf + SV_PAGE_HEADER, &leaf);
+		for (int trial = 0; trial < 300; trial++)
+		{
+			int			from = (int) (next() % (n + 1)),
+						end = from + (int) (next() % (n + 1 - from)),
+						radius = trial % 10 == 9 ? 64 : (int) (next() % 7),
+						nwant = 0;
+			uint64_t	qkey = trial % 5 == 4 ? next() : keys[next() % n];
+
+			/* flip up to radius + 1 bits: some within it, some just beyond */
+			for (int f = (int) (next() % (radius + 2)); f > 0; f--)
+				qkey ^= UINT64_C(1) << (next() % 64);
+			for (int i = from; i < end; i++)
+				if (__builtin_popcountll(sv_leaf_key(&leaf, i) ^ qkey) <= radius)
+					want[nwant++] = (uint16_t) i;
+			nhits += nwant;
+			for (int impl = SV_MATCH_PORTABLE; impl <= SV_MATCH_AVX2; impl++)
+			{
+				int			got;
+
+				if (!sv_leaf_match_has((SvMatchImpl) impl))
+					continue;
+				memset(hits, 0xFF, sizeof(hits));
+				got = sv_leaf_match_with((SvMatchImpl) impl, &leaf, from, end, qkey, radius, hits);
+				if ((got != nwant || memcmp(hits, want, nwant * sizeof(uint16_t)) != 0) &&
+					bad++ < 5)
+					printf("match impl %d, key_bytes %d, %d .. %d, radius %d: %d hits, not %d\n",
+						   impl, leaf.key_bytes, from, end, radius, got, nwant);
+				tried++;
+			}
+			bad += sv_leaf_match(&leaf, from, end, qkey, radius, hits) != nwant;
+		}
+	}
+	printf("test_match: %d key loops on this CPU, %d hits expected in all\n", impls, nhits);
+	CHECK(nhits > 1000, "the matching test finds matches (%d)", nhits);
+	CHECK(bad == 0, "%d of %d key loops differ from the direct count", bad, tried);
+}
+
 int
 main(void)
 {
@@ -385,5 +456,6 @@ main(void)
 	test_dead_and_damage();
 	test_table0_identity();
 	test_seek();
+	test_match();
 	return unit_report("test_index_leaf");
 }
