@@ -1,8 +1,9 @@
 /*
  * src/core/index_leaf.h
  *		The compressed leaves of the simhash index's runs (format version 2;
- *		the layout and its arithmetic are in index/am.h): pure encoding and
- *		decoding, no PostgreSQL headers, so that the server (index/leaf.c,
+ *		the layout and its arithmetic are in index/am.h): pure encoding,
+ *		decoding and searching (sv_seek(), sv_leaf_match()), no PostgreSQL
+ *		headers, so that the server (index/leaf.c, index/run_read.c,
  *		index/run_write.c), the page checks (core/index_pages.c), the unit
  *		test (test/unit/test_index_leaf.c) and the fuzz target share them.
  *
