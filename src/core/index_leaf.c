@@ -7,6 +7,16 @@
 
 #include <string.h>
 
+/*
+ * The key loop (sv_leaf_match()): PGXS builds without -mpopcnt or -mavx2,
+ * so on x86-64 it is also compiled for the popcnt instruction and for
+ * AVX2, and the best the CPU has is chosen at run time.
+ */
+#if defined(__GNUC__) && defined(__x86_64__)
+#define SV_MATCH_X86 1
+#include <immintrin.h>
+#endif
+
 /* Bits needed for v (0 for 0). */
 static inline int
 bits_for(uint64_t v)
@@ -217,24 +227,30 @@ sv_leaf_open(const void *contents, SvLeaf *leaf)
 		leaf->tids = leaf->dead = NULL;
 }
 
+/* Key i of the opened leaf `array` (sv_seek()'s accessor). */
+static uint64_t
+leaf_key_at(const void *array, int i)
+{
+	return sv_leaf_key((const SvLeaf *) array, i);
+}
+
+/*
+ * The first entry at or after `from` whose key & mask is at least key &
+ * mask (past: greater than it); count if none (sv_seek(): interpolation,
+ * then galloping).  On a leaf that is not sorted (corrupt) it still
+ * returns a position in from .. count.
+ */
+int
+sv_leaf_seek(const SvLeaf *leaf, int from, uint64_t key, uint64_t mask, bool past)
+{
+	return sv_seek(leaf, leaf_key_at, from, leaf->count, key, mask, past);
+}
+
 /* The first entry whose key & mask is at least key & mask (count if none). */
 int
 sv_leaf_lower_bound(const SvLeaf *leaf, uint64_t key, uint64_t mask)
 {
-	int			a = 0,
-				b = leaf->count;
-
-	key &= mask;
-	while (a < b)
-	{
-		int			mid = (a + b) / 2;
-
-		if ((sv_leaf_key(leaf, mid) & mask) < key)
-			a = mid + 1;
-		else
-			b = mid;
-	}
-	return a;
+	return sv_leaf_seek(leaf, 0, key, mask, false);
 }
 
 /* Mark entry i (< count) of the checked entry leaf at contents dead. */
@@ -245,4 +261,163 @@ sv_leaf_set_dead(void *contents, int i)
 
 	sv_leaf_open(contents, &leaf);
 	((uint8_t *) leaf.dead)[i / 8] |= (uint8_t) (1 << (i % 8));
+}
+
+/*
+ * The body of the key loop: entries from .. end - 1 of an opened leaf
+ * within radius of qkey, their positions appended to hits[] after the n
+ * already there; returns the new count.
+ */
+static inline __attribute__((always_inline)) int
+match_scalar(const SvLeaf *leaf, int from, int end, uint64_t qkey, int radius,
+			 uint16_t *hits, int n)
+{
+	const uint8_t *p = leaf->keys + (size_t) from * leaf->key_bytes;
+	int			kb = leaf->key_bytes;
+	uint64_t	keep = sv_load_mask(kb);
+	uint64_t	base = leaf->base;
+
+	for (int i = from; i < end; i++, p += kb)
+	{
+		uint64_t	x = (base + (sv_load8_le(p) & keep)) ^ qkey;
+
+		if (__builtin_expect(__builtin_popcountll(x) <= radius, 0))
+			hits[n++] = (uint16_t) i;
+	}
+	return n;
+}
+
+/* the key loop with the portable popcount */
+static int
+match_portable(const SvLeaf *leaf, int from, int end, uint64_t qkey, int radius,
+			   uint16_t *hits)
+{
+	return match_scalar(leaf, from, end, qkey, radius, hits, 0);
+}
+
+#ifdef SV_MATCH_X86
+/* the key loop with the popcnt instruction */
+__attribute__((target("popcnt")))
+static int
+match_popcnt(const SvLeaf *leaf, int from, int end, uint64_t qkey, int radius,
+			 uint16_t *hits)
+{
+	return match_scalar(leaf, from, end, qkey, radius, hits, 0);
+}
+
+/*
+ * The key loop with AVX2, four keys a step: two 16-byte loads hold keys
+ * i, i + 1 and i + 2, i + 3 (key_bytes <= 8), a byte shuffle widens each
+ * to its 64-bit lane (zeroing the bytes above key_bytes), then base is
+ * added, qkey xored, the bits counted by nibble lookup (vpshufb) and summed
+ * per lane (vpsadbw), and compared with the radius; the rest one by one.
+ * The second load reads at most 16 - 2 * key_bytes bytes past the last
+ * key, within the page (its special space follows the leaf: see
+ * sv_load8_le()).
+ */
+__attribute__((target("avx2,popcnt")))
+static int
+match_avx2(const SvLeaf *leaf, int from, int end, uint64_t qkey, int radius,
+		   uint16_t *hits)
+{
+	/* per key_bytes, the shuffle widening two keys of a 16-byte load */
+	static int8_t ctl[SV_LEAF_MAX_KEY_BYTES + 1][16];
+	static bool ctl_made = false;
+	int			kb = leaf->key_bytes;
+	const uint8_t *p = leaf->keys + (size_t) from * kb;
+	__m256i		shuf,
+				lut,
+				low4,
+				vbase,
+				vq,
+				vr;
+	int			i = from,
+				n = 0;
+
+	if (kb == 0 || end - from < 4)
+		return match_scalar(leaf, from, end, qkey, radius, hits, 0);
+	if (!ctl_made)
+	{
+		for (int w = 0; w <= SV_LEAF_MAX_KEY_BYTES; w++)
+			for (int j = 0; j < 8; j++)
+			{
+				ctl[w][j] = (int8_t) (j < w ? j : -128);
+				ctl[w][8 + j] = (int8_t) (j < w ? w + j : -128);
+			}
+		ctl_made = true;
+	}
+	shuf = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *) ctl[kb]));
+	lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,
+						   0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+	low4 = _mm256_set1_epi8(0x0f);
+	vbase = _mm256_set1_epi64x((long long) leaf->base);
+	vq = _mm256_set1_epi64x((long long) qkey);
+	vr = _mm256_set1_epi64x(radius);
+	for (; i + 4 <= end; i += 4, p += 4 * kb)
+	{
+		__m256i		v = _mm256_inserti128_si256(
+			_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *) p)),
+			_mm_loadu_si128((const __m128i *) (p + 2 * kb)), 1);
+		__m256i		c;
+		int			over;
+
+		v = _mm256_xor_si256(_mm256_add_epi64(_mm256_shuffle_epi8(v, shuf), vbase), vq);
+		c = _mm256_add_epi8(_mm256_shuffle_epi8(lut, _mm256_and_si256(v, low4)),
+							_mm256_shuffle_epi8(lut, _mm256_and_si256(_mm256_srli_epi16(v, 4), low4)));
+		c = _mm256_sad_epu8(c, _mm256_setzero_si256());
+		over = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpgt_epi64(c, vr)));
+		if (__builtin_expect(over != 0xF, 0))
+			for (int k = 0; k < 4; k++)
+				if (!(over & (1 << k)))
+					hits[n++] = (uint16_t) (i + k);
+	}
+	return match_scalar(leaf, i, end, qkey, radius, hits, n);
+}
+#endif
+
+/* Can this CPU run the key loop impl? */
+bool
+sv_leaf_match_has(SvMatchImpl impl)
+{
+#ifdef SV_MATCH_X86
+	__builtin_cpu_init();
+	if (impl == SV_MATCH_POPCNT)
+		return __builtin_cpu_supports("popcnt");
+	if (impl == SV_MATCH_AVX2)
+		return __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("avx2");
+#endif
+	return impl == SV_MATCH_PORTABLE;
+}
+
+/* sv_leaf_match() by impl (which the CPU must have: sv_leaf_match_has()) */
+int
+sv_leaf_match_with(SvMatchImpl impl, const SvLeaf *leaf, int from, int end,
+				   uint64_t qkey, int radius, uint16_t *hits)
+{
+#ifdef SV_MATCH_X86
+	if (impl == SV_MATCH_AVX2)
+		return match_avx2(leaf, from, end, qkey, radius, hits);
+	if (impl == SV_MATCH_POPCNT)
+		return match_popcnt(leaf, from, end, qkey, radius, hits);
+#endif
+	return match_portable(leaf, from, end, qkey, radius, hits);
+}
+
+/*
+ * The entries from .. end - 1 of an opened leaf (0 <= from <= end <=
+ * count) whose key is within radius (Hamming distance) of qkey: their
+ * positions into hits[] (room for end - from), in order; returns their
+ * number.  The scan of a prefix's keys that every probe does (at 10M rows
+ * about 150 keys), by the best loop this CPU can run.
+ */
+int
+sv_leaf_match(const SvLeaf *leaf, int from, int end, uint64_t qkey, int radius,
+			  uint16_t *hits)
+{
+	static int	best = -1;
+
+	if (__builtin_expect(best < 0, 0))
+		best = sv_leaf_match_has(SV_MATCH_AVX2) ? SV_MATCH_AVX2 :
+			sv_leaf_match_has(SV_MATCH_POPCNT) ? SV_MATCH_POPCNT : SV_MATCH_PORTABLE;
+	return sv_leaf_match_with((SvMatchImpl) best, leaf, from, end, qkey, radius, hits);
 }

@@ -1,8 +1,9 @@
 /*
  * src/core/index_leaf.h
  *		The compressed leaves of the simhash index's runs (format version 2;
- *		the layout and its arithmetic are in index/am.h): pure encoding and
- *		decoding, no PostgreSQL headers, so that the server (index/leaf.c,
+ *		the layout and its arithmetic are in index/am.h): pure encoding,
+ *		decoding and searching (sv_seek(), sv_leaf_match()), no PostgreSQL
+ *		headers, so that the server (index/leaf.c, index/run_read.c,
  *		index/run_write.c), the page checks (core/index_pages.c), the unit
  *		test (test/unit/test_index_leaf.c) and the fuzz target share them.
  *
@@ -138,6 +139,113 @@ sv_leaf_is_dead(const SvLeaf *leaf, int i)
 	return (leaf->dead[i / 8] >> (i % 8)) & 1;
 }
 
+#if defined(__GNUC__)
+#define SV_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define SV_ALWAYS_INLINE inline
+#endif
+
+/* key i of a sorted array, for sv_seek() */
+typedef uint64_t (*SvKeyAt) (const void *array, int i);
+
+/* Does key k & mask reach t (past: exceed it)?  What sv_seek() looks for. */
+static inline bool
+sv_key_reaches(uint64_t k, uint64_t t, uint64_t mask, bool past)
+{
+	return past ? (k & mask) > t : (k & mask) >= t;
+}
+
+/*
+ * The first of the entries from .. count - 1 of a sorted array whose key
+ * (key_at) & mask is at least key & mask (past: greater than it), or count
+ * if none; mask keeps high bits, so that key & mask is sorted too.  The
+ * keys are hashes or their permutations, near-uniform over the range, so
+ * the position is guessed by interpolation between entry `from` and the
+ * last entry, and found by galloping from the guess (steps 1, 2, 4, ...) to
+ * a bracket that is then bisected: O(log d) keys for a guess d entries off,
+ * never more than about 2 log2(count) (a skewed or duplicate-heavy array).
+ * A binary search of a leaf of ~800 keys reads ~10 keys on as many cache
+ * lines, each a miss in a large index; the guess is usually within a line
+ * or two.  On an array that is not sorted (a corrupt page) the result is
+ * still in from .. count.  Inlined so that key_at is (leaves:
+ * sv_leaf_seek(); inner pages: index/run_read.c).
+ */
+static SV_ALWAYS_INLINE int
+sv_seek(const void *array, SvKeyAt key_at, int from, int count, uint64_t key,
+		uint64_t mask, bool past)
+{
+	uint64_t	t = key & mask;
+	int			lo,
+				hi = count - 1,
+				g,
+				step;
+	uint64_t	first,
+				last,
+				target;
+
+	if (from < 0)
+		from = 0;
+	if (from >= count)
+		return count;
+	lo = from;
+	first = key_at(array, lo);
+	if (sv_key_reaches(first, t, mask, past))
+		return lo;
+	last = key_at(array, hi);
+	if (!sv_key_reaches(last, t, mask, past))
+		return count;
+	/* not reached at lo, reached at hi: the answer is in lo + 1 .. hi */
+	if (hi - lo <= 1)
+		return hi;
+	/* the largest key whose key & mask is t, when past */
+	target = past ? (t | ~mask) : t;
+	if (target <= first || last <= first)
+		g = lo + 1;
+	else if (target >= last)
+		g = hi - 1;
+	else
+		g = lo + 1 + (int) ((double) (target - first) / (double) (last - first) *
+							(double) (hi - lo - 1));
+	g = g <= lo ? lo + 1 : g >= hi ? hi - 1 : g;
+	if (sv_key_reaches(key_at(array, g), t, mask, past))
+	{
+		hi = g;
+		for (step = 1; hi - step > lo; step *= 2)
+		{
+			if (!sv_key_reaches(key_at(array, hi - step), t, mask, past))
+			{
+				lo = hi - step;
+				break;
+			}
+			hi -= step;
+		}
+	}
+	else
+	{
+		lo = g;
+		for (step = 1; lo + step < hi; step *= 2)
+		{
+			if (sv_key_reaches(key_at(array, lo + step), t, mask, past))
+			{
+				hi = lo + step;
+				break;
+			}
+			lo += step;
+		}
+	}
+	/* not reached at lo, reached at hi */
+	while (hi - lo > 1)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (sv_key_reaches(key_at(array, mid), t, mask, past))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
+}
+
 extern void sv_leaf_builder_init(SvLeafBuilder *b, bool entries);
 extern bool sv_leaf_fits(const SvLeafBuilder *b, uint64_t key, uint32_t block, uint16_t offset);
 extern void sv_leaf_add(SvLeafBuilder *b, uint64_t key, uint32_t block, uint16_t offset);
@@ -145,7 +253,23 @@ extern size_t sv_leaf_encode(SvLeafBuilder *b, void *contents);
 extern bool sv_leaf_layout_ok(const void *contents, size_t bytes, bool entries,
 							  const char **problem);
 extern void sv_leaf_open(const void *contents, SvLeaf *leaf);
+extern int	sv_leaf_seek(const SvLeaf *leaf, int from, uint64_t key, uint64_t mask,
+						 bool past);
 extern int	sv_leaf_lower_bound(const SvLeaf *leaf, uint64_t key, uint64_t mask);
 extern void sv_leaf_set_dead(void *contents, int i);
+
+/* the key loops of sv_leaf_match() (the same results; a test compares them) */
+typedef enum SvMatchImpl
+{
+	SV_MATCH_PORTABLE,
+	SV_MATCH_POPCNT,			/* x86-64's popcnt instruction */
+	SV_MATCH_AVX2				/* x86-64's AVX2, four keys a step */
+} SvMatchImpl;
+
+extern int	sv_leaf_match(const SvLeaf *leaf, int from, int end, uint64_t qkey,
+						  int radius, uint16_t *hits);
+extern bool sv_leaf_match_has(SvMatchImpl impl);
+extern int	sv_leaf_match_with(SvMatchImpl impl, const SvLeaf *leaf, int from, int end,
+							   uint64_t qkey, int radius, uint16_t *hits);
 
 #endif							/* SIMHASH_INDEX_LEAF_H */

@@ -31,7 +31,7 @@
  *	leaf.c		the compressed leaves: decoding, searching a prefix,
  *				resolving other tables' hashes in table 0, marking dead
  * and core/index_pages.c, the pure checks of a page image (fuzzed), and
- * core/index_leaf.c, the pure encoding and decoding of the leaves.
+ * core/index_leaf.c, the pure encoding, decoding and searching of the leaves.
  * Dependencies go one way: the callbacks -> policy -> merge -> run_read /
  * run_write -> pages -> alloc; recycle -> run_read, alloc; vacuum ->
  * recycle, policy, alloc.
@@ -132,8 +132,16 @@
  *	offset in tid_bytes bytes, then a dead bitmap of ceil(count / 8) bytes
  * The widths are the smallest that hold the leaf's largest key - base and
  * TID code; the writer fills a leaf until the next entry would not fit in
- * the page (at most 4096 entries).  Lookups binary-search a leaf on the
- * fixed-width keys as before; VACUUM sets dead bits in place (generic WAL);
+ * the page (at most 4096 entries).  A lookup finds a prefix's range in a
+ * leaf on the fixed-width keys by interpolation between the leaf's first
+ * and last keys and galloping from the guess (sv_seek(), index_leaf.h: the
+ * keys are near-uniform hashes, so the guess is usually a cache line or two
+ * off, where a binary search of ~800 keys touched ~10 lines; a skewed leaf
+ * still costs O(log n)), the range's start and then its end, prefetches
+ * the range's lines and compares its keys with the query's without testing
+ * the prefix (sv_leaf_match(): four keys a step with AVX2, else one by one
+ * with popcnt or portably, chosen at run time); inner pages' children are
+ * found by the same search.  VACUUM sets dead bits in place (generic WAL);
  * table 1 .. n-1's leaves (SIMHASH_KEY_LEAF) hold no TIDs and no flags.
  *
  * A search of table t >= 1 collects the hashes within the radius, and after

@@ -10,7 +10,6 @@
 
 #include "access/htup_details.h"
 #include "miscadmin.h"
-#include "port/pg_bitutils.h"
 
 #include "am.h"
 
@@ -114,74 +113,21 @@ emit_live(Relation index, BlockNumber blkno, const SvLeaf *leaf, int i,
 }
 
 /*
- * The body of match_keys(): the entries of an opened leaf from `from` on
- * whose key & mask equals prefix and within radius of qkey, their positions
- * into hits[]; returns their number, *past set when a key beyond the prefix
- * ends them.  hw: popcount by the instruction (the caller's target has it).
+ * Ask for the cache lines of keys from .. end - 1 of an opened leaf at
+ * once (at 10M rows a prefix's ~150 keys span ~17 lines of a page that is
+ * seldom in the CPU's cache), so that their misses overlap instead of
+ * following the scan one by one.
  */
-static pg_attribute_always_inline int
-match_keys_body(const SvLeaf *leaf, int from, uint64 prefix, uint64 mask,
-				uint64 qkey, int radius, uint16 *hits, bool *past, bool hw)
+static inline void
+prefetch_keys(const SvLeaf *leaf, int from, int end)
 {
+#if defined(__GNUC__)
 	const uint8 *p = leaf->keys + (size_t) from * leaf->key_bytes;
-	int			kb = leaf->key_bytes;
-	int			count = leaf->count;
-	uint64		keep = sv_load_mask(kb);
-	uint64		base = leaf->base;
-	int			n = 0;
+	const uint8 *stop = leaf->keys + (size_t) end * leaf->key_bytes;
 
-	*past = false;
-	for (int i = from; i < count; i++, p += kb)
-	{
-		uint64		key = base + (sv_load8_le(p) & keep);
-		int			d;
-
-		if ((key & mask) != prefix)
-		{
-			*past = true;
-			break;
-		}
-#ifdef HAVE__BUILTIN_POPCOUNT
-		d = hw ? __builtin_popcountll(key ^ qkey) : pg_popcount64(key ^ qkey);
-#else
-		d = pg_popcount64(key ^ qkey);
+	for (p = (const uint8 *) ((uintptr_t) p & ~(uintptr_t) 63); p < stop; p += 64)
+		__builtin_prefetch(p);
 #endif
-		if (d <= radius)
-			hits[n++] = (uint16) i;
-	}
-	return n;
-}
-
-#if defined(__x86_64__) && defined(__GNUC__) && defined(HAVE__BUILTIN_POPCOUNT)
-/* match_keys_body() with the popcnt instruction inline */
-__attribute__((target("popcnt")))
-static int
-match_keys_popcnt(const SvLeaf *leaf, int from, uint64 prefix, uint64 mask,
-				  uint64 qkey, int radius, uint16 *hits, bool *past)
-{
-	return match_keys_body(leaf, from, prefix, mask, qkey, radius, hits, past, true);
-}
-#define HAVE_MATCH_KEYS_POPCNT 1
-#endif
-
-/*
- * match_keys_body(), the scan of a prefix's keys that every probe does (at
- * 10M rows about 150 keys a probe): by the popcnt instruction where the CPU
- * has it, instead of a call through pg_popcount64 per key.
- */
-static int
-match_keys(const SvLeaf *leaf, int from, uint64 prefix, uint64 mask,
-		   uint64 qkey, int radius, uint16 *hits, bool *past)
-{
-#ifdef HAVE_MATCH_KEYS_POPCNT
-	static int	has_popcnt = -1;
-
-	if (unlikely(has_popcnt < 0))
-		has_popcnt = __builtin_cpu_supports("popcnt") ? 1 : 0;
-	if (has_popcnt)
-		return match_keys_popcnt(leaf, from, prefix, mask, qkey, radius, hits, past);
-#endif
-	return match_keys_body(leaf, from, prefix, mask, qkey, radius, hits, past, false);
 }
 
 /*
@@ -202,13 +148,16 @@ simhash_search_leaf(Relation index, BlockNumber blkno, Buffer buffer,
 	bool		entries = (tab->table == 0);
 	SvLeaf		leaf;
 	uint16		hits[SV_LEAF_MAX_ENTRIES];
-	bool		past;
-	int			n;
+	int			from,
+				end,
+				n;
 
 	prefix &= mask;
 	sv_leaf_open(PageGetContents(BufferGetPage(buffer)), &leaf);
-	n = match_keys(&leaf, sv_leaf_lower_bound(&leaf, prefix, mask), prefix, mask,
-				   qkey, radius, hits, &past);
+	from = sv_leaf_seek(&leaf, 0, prefix, mask, false);
+	end = sv_leaf_seek(&leaf, from, prefix, mask, true);
+	prefetch_keys(&leaf, from, end);
+	n = sv_leaf_match(&leaf, from, end, qkey, radius, hits);
 	for (int j = 0; j < n; j++)
 	{
 		uint64		key = sv_leaf_key(&leaf, hits[j]);
@@ -222,7 +171,7 @@ simhash_search_leaf(Relation index, BlockNumber blkno, Buffer buffer,
 			emit_live(index, blkno, &leaf, hits[j], key, out);
 		}
 	}
-	return past;
+	return end < leaf.count;
 }
 
 /* qsort comparator of uint64 (also merge.c's and probe.c's) */

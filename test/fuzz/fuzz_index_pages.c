@@ -203,6 +203,22 @@ consume(const uint8_t *page, uint16_t kind, const SvFacts *facts)
 				else
 					require(leaf.tids == NULL && leaf.tid_bytes == 0);
 				(void) sv_leaf_lower_bound(&leaf, sum, ~(uint64_t) 0);
+				{
+					/* the interpolating search stays within the leaf, sorted or not */
+					int			from = (int) (sum % ((uint64_t) leaf.count + 1));
+					int			at = sv_leaf_seek(&leaf, from, sum, ~(uint64_t) 0 << (sum % 64),
+												  (sum >> 6) & 1);
+
+					require(at >= from && at <= leaf.count);
+				}
+				{
+					/* the key loop (AVX2: 16-byte loads) reads within the page */
+					static uint16_t hits[SV_LEAF_MAX_ENTRIES];
+					int			from = (int) ((sum >> 8) % ((uint64_t) leaf.count + 1));
+
+					require(sv_leaf_match(&leaf, from, leaf.count, sum, (int) (sum % 65), hits) <=
+							leaf.count - from);
+				}
 				require(o->next == SV_INVALID_BLOCK || sv_block_ok(o->next, facts->nblocks));
 				break;
 			}

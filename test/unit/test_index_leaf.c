@@ -258,6 +258,195 @@ test_table0_identity(void)
 	CHECK(bad == 0, "table 0 permutes %d hashes", bad);
 }
 
+/* The first entry at or after from whose key & mask reaches t (past: exceeds it), by a linear scan. */
+static int
+seek_reference(const SvLeaf *leaf, int from, uint64_t key, uint64_t mask, bool past)
+{
+	uint64_t	t = key & mask;
+
+	for (int i = from; i < leaf->count; i++)
+	{
+		uint64_t	k = sv_leaf_key(leaf, i) & mask;
+
+		if (past ? k > t : k >= t)
+			return i;
+	}
+	return leaf->count;
+}
+
+/*
+ * sv_leaf_seek() against the linear reference on one sorted key leaf, for
+ * targets at, beside and between its keys and at the extremes, under masks
+ * of the top 64, 16, 20 and 1 bits, from several starting entries.
+ */
+static void
+seek_leaf(uint64_t *keys, int n, const char *what)
+{
+	static const uint64_t masks[] = {
+		~UINT64_C(0), UINT64_C(0xFFFF) << 48, UINT64_C(0xFFFFF) << 44, UINT64_C(1) << 63
+	};
+	SvLeaf		leaf;
+	int			bad = 0,
+				tried = 0;
+
+	qsort(keys, n, 8, cmp_u64);
+	sv_leaf_builder_init(&builder, false);
+	for (int i = 0; i < n; i++)
+		sv_leaf_add(&builder, keys[i], 0, 0);
+	CHECK(encode_page(SV_KEY_LEAF), "%s: the page check accepts it", what);
+	sv_leaf_open((uint8_t *) pagebuf + SV_PAGE_HEADER, &leaf);
+	for (int m = 0; m < 4; m++)
+		for (int j = 0; j < 3 * n + 8; j++)
+		{
+			uint64_t	t;
+			int			from;
+
+			if (j < n)
+				t = keys[j];
+			else if (j < 2 * n)
+				t = keys[j - n] + 1;
+			else if (j < 3 * n)
+				t = keys[j - 2 * n] - 1;
+			else
+				t = j == 3 * n ? 0 : j == 3 * n + 1 ? UINT64_MAX : next();
+			from = (j % 3 == 0) ? 0 : (int) (next() % (n + 1));
+			for (int past = 0; past <= 1; past++)
+			{
+				int			got = sv_leaf_seek(&leaf, from, t, masks[m], past),
+							want = seek_reference(&leaf, from, t, masks[m], past);
+
+				if (got != want && bad++ < 5)
+					printf("%s: seek(from %d, %016llx, mask %d, past %d) = %d, not %d\n",
+						   what, from, (unsigned long long) t, m, past, got, want);
+				tried++;
+			}
+			/* the lower bound from entry 0 is the same search */
+			bad += sv_leaf_lower_bound(&leaf, t, masks[m]) !=
+				seek_reference(&leaf, 0, t, masks[m], false);
+		}
+	CHECK(bad == 0, "%s: %d of %d seeks differ from the linear search", what, bad, tried);
+}
+
+/*
+ * The interpolating search of a leaf (sv_leaf_seek()) finds what a plain
+ * search finds on uniform keys (what it is tuned for), on skewed and
+ * clustered ones, on a leaf of one repeated key, and on short leaves.
+ */
+static void
+test_seek(void)
+{
+	static uint64_t keys[1000];
+
+	for (int i = 0; i < 800; i++)
+		keys[i] = next();
+	seek_leaf(keys, 800, "uniform keys");
+
+	/* a narrow leaf, as at 10M rows: keys about 2^44 apart */
+	keys[0] = next();
+	for (int i = 1; i < 800; i++)
+		keys[i] = keys[i - 1] + (next() >> 20);
+	seek_leaf(keys, 800, "dense uniform keys");
+
+	/* skewed: most keys near 0, a few spread up to 2^64 */
+	for (int i = 0; i < 800; i++)
+		keys[i] = next() >> (next() % 60);
+	seek_leaf(keys, 800, "skewed keys");
+
+	/* clustered: four values, 200 copies each, and a far outlier */
+	for (int i = 0; i < 800; i++)
+		keys[i] = UINT64_C(0x1234000000000000) + (uint64_t) (i % 4) * 3;
+	keys[799] = UINT64_MAX - 5;
+	seek_leaf(keys, 800, "clustered keys");
+
+	/* one key, repeated */
+	for (int i = 0; i < 600; i++)
+		keys[i] = UINT64_C(0xDEADBEEF01234567);
+	seek_leaf(keys, 600, "all-equal keys");
+
+	/* powers of two: interpolation guesses far off */
+	for (int i = 0; i < 64; i++)
+		keys[i] = UINT64_C(1) << i;
+	seek_leaf(keys, 64, "powers of two");
+
+	for (int n = 1; n <= 4; n++)
+	{
+		for (int i = 0; i < n; i++)
+			keys[i] = next();
+		seek_leaf(keys, n, "short leaf");
+	}
+}
+
+/*
+ * The key loops of sv_leaf_match() (portable, popcnt, AVX2: those this CPU
+ * has) find the same entries as a direct count of differing bits, on
+ * leaves of every key width 0 .. 8, over ranges of every length mod 4 and
+ * alignment, for queries near stored keys and random ones, radius 0 .. 64.
+ */
+static void
+test_match(void)
+{
+	static uint64_t keys[900];
+	static uint16_t hits[900],
+				want[900];
+	int			bad = 0,
+				tried = 0,
+				nhits = 0,
+				impls = 0;
+
+	for (int impl = SV_MATCH_PORTABLE; impl <= SV_MATCH_AVX2; impl++)
+		impls += sv_leaf_match_has((SvMatchImpl) impl);
+	for (int width = 0; width <= 8; width++)
+	{
+		SvLeaf		leaf;
+		int			n = 600;
+
+		/* gaps of up to width bytes: key_bytes is about width */
+		keys[0] = next();
+		for (int i = 1; i < n; i++)
+			keys[i] = keys[i - 1] + (width == 0 ? 0 :
+									 (next() >> (64 - 8 * width)) / (uint64_t) n);
+		sv_leaf_builder_init(&builder, false);
+		for (int i = 0; i < n; i++)
+			sv_leaf_add(&builder, keys[i], 0, 0);
+		CHECK(encode_page(SV_KEY_LEAF), "match width %d: the page check accepts it", width);
+		sv_leaf_open((uint8_t *) pagebuf + SV_PAGE_HEADER, &leaf);
+		for (int trial = 0; trial < 300; trial++)
+		{
+			int			from = (int) (next() % (n + 1)),
+						end = from + (int) (next() % (n + 1 - from)),
+						radius = trial % 10 == 9 ? 64 : (int) (next() % 7),
+						nwant = 0;
+			uint64_t	qkey = trial % 5 == 4 ? next() : keys[next() % n];
+
+			/* flip up to radius + 1 bits: some within it, some just beyond */
+			for (int f = (int) (next() % (radius + 2)); f > 0; f--)
+				qkey ^= UINT64_C(1) << (next() % 64);
+			for (int i = from; i < end; i++)
+				if (__builtin_popcountll(sv_leaf_key(&leaf, i) ^ qkey) <= radius)
+					want[nwant++] = (uint16_t) i;
+			nhits += nwant;
+			for (int impl = SV_MATCH_PORTABLE; impl <= SV_MATCH_AVX2; impl++)
+			{
+				int			got;
+
+				if (!sv_leaf_match_has((SvMatchImpl) impl))
+					continue;
+				memset(hits, 0xFF, sizeof(hits));
+				got = sv_leaf_match_with((SvMatchImpl) impl, &leaf, from, end, qkey, radius, hits);
+				if ((got != nwant || memcmp(hits, want, nwant * sizeof(uint16_t)) != 0) &&
+					bad++ < 5)
+					printf("match impl %d, key_bytes %d, %d .. %d, radius %d: %d hits, not %d\n",
+						   impl, leaf.key_bytes, from, end, radius, got, nwant);
+				tried++;
+			}
+			bad += sv_leaf_match(&leaf, from, end, qkey, radius, hits) != nwant;
+		}
+	}
+	printf("test_match: %d key loops on this CPU, %d hits expected in all\n", impls, nhits);
+	CHECK(nhits > 1000, "the matching test finds matches (%d)", nhits);
+	CHECK(bad == 0, "%d of %d key loops differ from the direct count", bad, tried);
+}
+
 int
 main(void)
 {
@@ -266,5 +455,7 @@ main(void)
 	test_full_page();
 	test_dead_and_damage();
 	test_table0_identity();
+	test_seek();
+	test_match();
 	return unit_report("test_index_leaf");
 }
