@@ -191,7 +191,7 @@
  * past the buffers, the file fsynced before the commit, build_parallel.c).
  *
  * Concurrent inserts (issue #13, pending.c): an insert appends its entry to
- * its backend's own pending lane (MyProc->pgprocno modulo nlanes), and
+ * its backend's own pending lane (its PGPROC number modulo nlanes), and
  * starts that lane or adds a page to it when the lane is empty or its tail
  * full; only when another backend holds that tail page's lock does it try
  * the other lanes' tails, without waiting, and then its own, waiting.  So
@@ -272,6 +272,8 @@
 #include "storage/bufmgr.h"
 #include "storage/itemptr.h"
 #include "utils/relcache.h"
+
+#include "compat.h"
 
 #include "core/blocks.h"
 #include "core/index_leaf.h"
@@ -482,8 +484,8 @@ extern void simhash_chain_begin(SimhashChain *chain, Relation index, BlockNumber
 								uint16 kind, uint64 generation, int mode, int flags,
 								BufferAccessStrategy strategy);
 extern Buffer simhash_chain_next(SimhashChain *chain);
-extern void simhash_report_corrupt(Relation index, BlockNumber blkno,
-								   const char *problem) pg_attribute_noreturn();
+pg_noreturn extern void simhash_report_corrupt(Relation index, BlockNumber blkno,
+											   const char *problem);
 extern void simhash_init_metapage(Page page, int nblocks, int max_distance, int ntables);
 extern Buffer simhash_lock_meta(Relation index, int mode);
 extern void simhash_read_meta(Relation index, SimhashMetaPageData *meta);

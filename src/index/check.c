@@ -266,7 +266,7 @@ checkable_index(Oid indexoid)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not an index", name)));
-	if (!pg_class_ownercheck(indexoid, GetUserId()))
+	if (!simhash_relation_ownercheck(indexoid, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_INDEX, name);
 	am = GetIndexAmRoutineByAmId(relam, true);
 	if (am == NULL || am->ambuild != simhash_build)

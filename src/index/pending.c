@@ -212,7 +212,7 @@ simhash_pending_append(Relation index, uint64 hash, ItemPointer tid)
 	Buffer		metabuf = simhash_lock_meta(index, BUFFER_LOCK_SHARE);
 	SimhashMetaPageData *meta = SimhashPageGetMeta(BufferGetPage(metabuf));
 	int			nlanes = lanes_of(meta);
-	int			own = MyProc->pgprocno % nlanes;
+	int			own = SimhashMyProcNumber() % nlanes;
 	uint64		full = 0;
 
 	/* i = 0: our lane; 1 .. nlanes - 1: the others; nlanes: ours, waiting */

@@ -8,11 +8,11 @@
  */
 #include "postgres.h"
 
-#include "access/nbtxlog.h"
-#include "access/rmgr.h"
+#include "access/relation.h"
 #include "access/transam.h"
 #include "access/xlog.h"
 #include "access/xloginsert.h"
+#include "catalog/catalog.h"
 #include "miscadmin.h"
 #include "storage/indexfsm.h"
 #include "utils/rel.h"
@@ -186,17 +186,16 @@ static BlockNumber recycle(Relation index, BufferAccessStrategy strategy, bool e
 static void
 log_recycle_horizon(Relation index, FullTransactionId latest)
 {
-	xl_btree_reuse_page xlrec;
+	Relation	heap;
+	bool		is_catalog;
 
 	if (!RelationNeedsWAL(index) || !XLogStandbyInfoActive())
 		return;
-	memset(&xlrec, 0, sizeof(xlrec));
-	xlrec.node = index->rd_node;
-	xlrec.block = SIMHASH_METAPAGE_BLKNO;
-	xlrec.latestRemovedFullXid = latest;
-	XLogBeginInsert();
-	XLogRegisterData((char *) &xlrec, SizeOfBtreeReusePage);
-	XLogInsert(RM_BTREE_ID, XLOG_BTREE_REUSE_PAGE);
+	/* whoever recycles holds a lock on the table as well as on the index */
+	heap = relation_open(index->rd_index->indrelid, NoLock);
+	is_catalog = RelationIsAccessibleInLogicalDecoding(heap);
+	relation_close(heap, NoLock);
+	simhash_log_reuse_horizon(index, is_catalog, SIMHASH_METAPAGE_BLKNO, latest);
 }
 
 /*

@@ -156,7 +156,7 @@ batch_next(Batch *b, ItemPointer tid, int32 *dist)
 			Datum		d;
 			bool		isnull;
 
-			if (!tuplesort_getdatum(b->sort, true, &d, &isnull, NULL))
+			if (!simhash_tuplesort_getdatum(b->sort, true, &d, &isnull, NULL))
 				return false;
 			key = (uint64) DatumGetInt64(d);
 		}

@@ -148,7 +148,7 @@ mark_chain(Relation index, BlockNumber first, uint16 kind, uint64 generation,
 	{
 		ndead += mark_page(index, buffer, marker, live, decoded);
 		UnlockReleaseBuffer(buffer);
-		vacuum_delay_point();
+		simhash_vacuum_delay_point();
 	}
 	if (decoded)
 		pfree(decoded);
@@ -348,7 +348,7 @@ reclaim_pages(Relation index, BufferAccessStrategy strategy)
 			RecordFreeIndexPage(index, blkno);
 		else if (!referenced)
 			simhash_free_page(index, blkno, strategy);
-		vacuum_delay_point();
+		simhash_vacuum_delay_point();
 	}
 	pfree(live.generations);
 	pfree(live.pages);

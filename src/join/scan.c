@@ -154,6 +154,7 @@
 #include "utils/ruleutils.h"
 #include "utils/tuplestore.h"
 
+#include "compat.h"
 #include "core/blocks.h"
 #include "dedup/dedup.h"
 #include "types/planner.h"
@@ -907,7 +908,6 @@ self_pair_fails(RadiusJoinState *js, List *quals)
 		OpExpr	   *op = lfirst(lc);
 		Var		   *x,
 				   *y;
-		ListCell   *ic;
 
 		if (!IsA(op, OpExpr) || list_length(op->args) != 2 ||
 			!IsA(linitial(op->args), Var) || !IsA(lsecond(op->args), Var))
@@ -928,15 +928,8 @@ self_pair_fails(RadiusJoinState *js, List *quals)
 			y->varattno <= inner->first || y->varattno > inner->first + inner->ncols ||
 			inner->map[y->varattno - inner->first - 1] != x->varattno - 1)
 			continue;
-		foreach(ic, get_op_btree_interpretation(op->opno))
-		{
-			OpBtreeInterpretation *bi = lfirst(ic);
-
-			if (bi->strategy == BTLessStrategyNumber ||
-				bi->strategy == BTGreaterStrategyNumber ||
-				bi->strategy == ROWCOMPARE_NE)
-				return true;
-		}
+		if (simhash_op_is_lt_gt_ne(op->opno))
+			return true;
 	}
 	return false;
 }
@@ -1075,7 +1068,7 @@ side_spill(RadiusJoinState *js, JoinSide *side)
 				isnull[c] = side->colnulls[c] &&
 					(side->colnulls[c][i / 8] & (1 << (i % 8)));
 			}
-			tup = heap_form_minimal_tuple(desc, values, isnull);
+			tup = simhash_form_minimal_tuple(desc, values, isnull);
 			BufFileTell(side->file, &side->pos[i].fileno, &side->pos[i].offset);
 			BufFileWrite(side->file, tup, tup->t_len);
 			side->spilled_bytes += tup->t_len;
