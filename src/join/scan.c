@@ -421,6 +421,8 @@ join_cost(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner, bool shar
 		tables = (double) simhash_binomial(join_nblocks(radius), radius);
 
 	cost = outer->total_cost + (shared ? 0 : inner->total_cost);
+	SimhashSetDisabledNodes(&cp->path, SimhashPathDisabledNodes(outer) +
+							(shared ? 0 : SimhashPathDisabledNodes(inner)));
 	cost += rows * (cpu_tuple_cost + JOIN_ROW_COST * cpu_operator_cost);
 	if (tables >= 0)
 		cost += rows * tables * JOIN_TABLE_COST * cpu_operator_cost;
