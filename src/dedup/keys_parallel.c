@@ -222,6 +222,8 @@ dedup_keys_parallel_main(dsm_segment *seg, shm_toc *toc)
 	char		name[MAXPGPATH];
 	Relation	rel;
 
+	simhash_test_hold_point();
+
 	/* the leader holds AccessShareLock: the lock group grants it here */
 	rel = table_open(sh->base.relid, AccessShareLock);
 	SharedFileSetAttach(&sh->base.fileset, seg);

@@ -235,6 +235,8 @@ dedup_keys_split_main(dsm_segment *seg, shm_toc *toc)
 	char		name[MAXPGPATH];
 	BufFile    *out;
 
+	simhash_test_hold_point();
+
 	if (fseg == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),

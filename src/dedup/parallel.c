@@ -507,6 +507,8 @@ dedup_parallel_main(dsm_segment *seg, shm_toc *toc)
 	BufFile    *file;
 	DedupClock	clock;
 
+	simhash_test_hold_point();
+
 	SharedFileSetAttach(&sh->fileset, seg);
 	dedup_clock_start(&clock);
 	rows_alloc(&rows, sh->n);

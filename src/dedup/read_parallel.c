@@ -247,6 +247,8 @@ dedup_read_parallel_main(dsm_segment *seg, shm_toc *toc)
 	Relation	rel;
 	DedupClock	clock;
 
+	simhash_test_hold_point();
+
 	/* the leader holds AccessShareLock: the lock group grants it here */
 	rel = table_open(sh->relid, AccessShareLock);
 	SharedFileSetAttach(&sh->fileset, seg);

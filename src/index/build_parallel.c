@@ -289,6 +289,8 @@ simhash_build_parallel_main(dsm_segment *seg, shm_toc *toc)
 	const uint64 *hashes = shm_toc_lookup(toc, BUILD_KEY_HASHES, false);
 	ItemPointerData *tids = shm_toc_lookup(toc, BUILD_KEY_TIDS, false);
 
+	simhash_test_hold_point();
+
 	prefault((void *) hashes, sh->n * sizeof(uint64), false);
 	prefault(tids, sh->n * sizeof(ItemPointerData), false);
 	build_tables(sh, hashes, tids, ParallelWorkerNumber);

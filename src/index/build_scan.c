@@ -172,6 +172,8 @@ simhash_build_scan_main(dsm_segment *seg, shm_toc *toc)
 	Relation	heap,
 				index;
 
+	simhash_test_hold_point();
+
 	/* the lock modes index.c took in the leader (granted in its group) */
 	heap = table_open(sh->heaprelid, heaplock);
 	index = index_open(sh->indexrelid, indexlock);
