@@ -2,7 +2,7 @@
  * keys_parallel.c
  *		The table read of the shared-key and MinHash jobs (keys.c,
  *		minhash.c) by a parallel table scan, with the per-row work in the
- *		workers (issue #14).  See dedup.h.
+ *		workers.  See dedup.h.
  *
  * Design.  The keys jobs' values are by reference (bigint[] keys,
  * minhash_signature), so read_parallel.c, which ships (id, value) as two

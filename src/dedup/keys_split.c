@@ -1,7 +1,7 @@
 /*
  * keys_split.c
  *		The grouping work of the shared-key and MinHash jobs (keys.c)
- *		split by key partition across parallel workers (issue #14).  See
+ *		split by key partition across parallel workers.  See
  *		dedup.h.
  *
  * Design.  A keys job sorts the (key, row) pairs of all rows and pairs the

@@ -1,7 +1,7 @@
 /*
  * build_parallel.c
  *		CREATE INDEX ... USING simhash with its tables' trees built and
- *		written by parallel workers and the leader (issue #14).
+ *		written by parallel workers and the leader.
  *
  * Design.  A run is a header page and one B+tree per table, each written
  * from the entries sorted by that table's permuted prefix (run_write.c); a

@@ -1,7 +1,7 @@
 /*
  * build_scan.c
  *		The heap scan of CREATE INDEX ... USING simhash by a parallel table
- *		scan in workers and the leader (issue #14).
+ *		scan in workers and the leader.
  *
  * Design.  build.c collects (hash, TID) of every row from
  * table_index_build_scan() (a build callback), then sorts and writes the
