@@ -30,11 +30,13 @@
  *	tidset.c	a sorted set of (TID, hash): the dead entries of a run
  *	leaf.c		the compressed leaves: decoding, searching a prefix,
  *				resolving other tables' hashes in table 0, marking dead
+ *	format1.c	searching runs of format 1 (release 1.0), read as they are
+ *				until a merge rewrites them (the scheme: its header)
  * and core/index_pages.c, the pure checks of a page image (fuzzed), and
  * core/index_leaf.c, the pure encoding, decoding and searching of the leaves.
  * Dependencies go one way: the callbacks -> policy -> merge -> run_read /
  * run_write -> pages -> alloc; recycle -> run_read, alloc; vacuum ->
- * recycle, policy, alloc.
+ * recycle, policy, alloc; scan -> format1 -> probe, run_read, pages.
  *
  * Design (Manku, Jain and Das Sarma 2007, as an LSM tree):
  *
@@ -173,10 +175,17 @@
  * format 1 (half the pages to write, more than the full 64-bit sort and the
  * encoding cost).
  *
- * An index whose metapage has another format version is refused on every
- * path that reads its metapage (scans, inserts, VACUUM,
- * simhash_index_check()) with ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE
- * and a hint to REINDEX it (pages.c, check_meta()).
+ * Format 1 (SIMHASH_VERSION1, release 1.0: uncompressed leaves of 16-byte
+ * entries in every table's tree, sorted by prefix, one pending and one
+ * flushing list in the metapage) is read and written without a REINDEX:
+ * readers convert its metapage in memory, the first write rewrites it in
+ * place (pages.c), and its runs, marked SIMHASH_RUN_FORMAT1 in
+ * SimhashRunRef.format, are read as they are until a merge rewrites them
+ * (format1.c has the scheme).  An index whose metapage has a later format
+ * version is refused on every path that reads its metapage (scans,
+ * inserts, VACUUM, simhash_index_check()) with
+ * ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE and a hint to REINDEX it
+ * (pages.c, check_version()).
  *
  * Concurrency: the metapage lists the runs and pending lists; scans copy it
  * under a share lock and then read immutable pages (and the lists, which
