@@ -17,6 +17,7 @@
  */
 #include "index_pages.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,32 +88,22 @@ build_page(uint8_t *page, uint16_t kind, int nitems, int ntables, uint32_t nbloc
 			}
 		case FUZZ_META1:
 			{
+				/* format 2's metapage of these choices, in format 1's layout */
+				static uint64_t v2page[SV_BLCKSZ / 8];
+				const SvMeta *m2 = (const SvMeta *) ((uint8_t *) v2page + SV_PAGE_HEADER);
 				SvMeta1    *m = (SvMeta1 *) contents;
 
+				build_page((uint8_t *) v2page, SV_META, nitems, ntables, nblocks);
 				o->kind = SV_META;
-				m->magic = SV_MAGIC;
+				memcpy(m, m2, offsetof(SvMeta1, pending));	/* magic .. next_generation */
 				m->version = SV_VERSION1;
-				m->nblocks = 4;
-				m->max_distance = 3;
-				m->ntables = 4;
-				m->next_generation = 10;
-				m->nruns = nitems % (SV_MAX_RUNS + 1);
-				for (int i = 0; i < m->nruns; i++)
-				{
-					m->runs[i].header = 1 + i % (nblocks - 1);
-					m->runs[i].generation = 1 + i % 9;
-				}
-				m->pending.head = m->pending.tail = 1 + nitems % (nblocks - 1);
-				m->pending.generation = 9;
+				m->pending = m2->pending[0];
 				m->pending.nentries = 1000;
-				m->flushing.head = m->flushing.tail = SV_INVALID_BLOCK;
-				m->nulls.head = m->nulls.tail = SV_INVALID_BLOCK;
-				m->nretired = nitems % (SV_MAX_RETIRED + 1);
-				for (int i = 0; i < m->nretired; i++)
-				{
-					m->retired[i].head = 1 + i % (nblocks - 1);
-					m->retired[i].kind = 1 + i % 3;
-				}
+				m->flushing = m2->flushing[0];
+				m->nulls = m2->nulls;
+				memcpy(m->runs, m2->runs, sizeof(m->runs));
+				m->nretired = m2->nretired;
+				memcpy(m->retired, m2->retired, sizeof(m->retired));
 				h->lower = SV_PAGE_HEADER + sizeof(SvMeta1);
 				break;
 			}
