@@ -82,6 +82,19 @@ typedef RelFileNode SimhashRelFile;
 #define SimhashMyProcNumber()			((int) MyProc->pgprocno)
 #endif
 
+/*
+ * The count of disabled plan nodes (enable_* = off) under a path, compared
+ * before cost from 18 on; earlier versions add disable_cost to the cost of
+ * such a node instead, which a parent's cost carries up by itself.
+ */
+#if PG_VERSION_NUM >= 180000
+#define SimhashPathDisabledNodes(path)	((path)->disabled_nodes)
+#define SimhashSetDisabledNodes(path, n)	((path)->disabled_nodes = (n))
+#else
+#define SimhashPathDisabledNodes(path)	0
+#define SimhashSetDisabledNodes(path, n)	((void) (n))
+#endif
+
 /* whether a role owns a relation (16 generalised the owner checks) */
 #if PG_VERSION_NUM >= 160000
 #define simhash_relation_ownercheck(relid, role) \

@@ -5,6 +5,8 @@
 #   and the TAP tests against throwaway PostgreSQL 15 clusters run by a
 #   non-root user, and the Citus suite (test/citus) when Citus is installed.
 #   Ends with one line: "simhash: N passed, N failed[, N skipped (names)]".
+# test/run.sh --only NAME: builds and installs, then runs one test: a
+#   pg_regress test (sql/NAME.sql) or a TAP file (test/t/NAME.pl).
 set -uo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$SIMHASH_ROOT"
@@ -16,6 +18,11 @@ record() {	# record NAME STATUS
 }
 
 ensure_packages || exit 1
+if [ "${1:-}" = --only ]; then
+	[ -n "${2:-}" ] || { say "usage: test/run.sh --only NAME"; exit 2; }
+	build_install || { say "build failed"; exit 1; }
+	run_one "$2"; exit
+fi
 make -s clean >/dev/null 2>&1
 if ! make -s -j2 COPT=-Werror >&2 || ! make -s install >&2; then
 	say "build failed"; echo "simhash: 0 passed, 1 failed"; exit 1
@@ -47,20 +54,9 @@ stop_cluster
 
 # 3. TAP tests (PostgreSQL::Test::Cluster starts its own clusters)
 if ls test/t/*.pl >/dev/null 2>&1; then
-	# the scripts are copied: the checkout may not be readable by postgres
-	tapdir=$(mktemp -d /tmp/simhash-tap.XXXXXX)
-	cp -r test/t "$tapdir/t"
-	cp README.md "$tapdir/"	# read by t/017_readme.pl
-	# the 1.0 release's sources, for t/037 (it builds the 1.0 library)
-	mkdir "$tapdir/simhash-1.0"
-	git archive 8ec87ac 2>/dev/null | tar -x -C "$tapdir/simhash-1.0" 2>/dev/null || rm -rf "$tapdir/simhash-1.0"
-	[ "$(id -u)" -eq 0 ] && chown -R postgres "$tapdir"
-	(cd "$tapdir" && as_cluster_user env TESTDIR="$tapdir" PATH="$PGBIN:$PATH" \
-		SIMHASH_V10_SRC="$tapdir/simhash-1.0" \
-		PG_REGRESS="$(dirname "$(pg_config --pgxs)")/../test/regress/pg_regress" \
-		prove -I "$(dirname "$(pg_config --pgxs)")/../test/perl" t/*.pl) >"$tapdir/prove.log" 2>&1
+	run_tap $(cd test && echo t/*.pl)
 	rc=$?
-	cat "$tapdir/prove.log" >&2
+	tapdir=$SIMHASH_TAPDIR
 	t_ok=$(grep -cE '^t/.*\bok$' "$tapdir/prove.log" || true)
 	t_bad=$(grep -cE '^t/.*(Dubious|Failed: [1-9]|not ok)' "$tapdir/prove.log" || true)
 	[ $rc -ne 0 ] && [ "$t_bad" -eq 0 ] && t_bad=1
@@ -70,7 +66,7 @@ if ls test/t/*.pl >/dev/null 2>&1; then
 	[ $rc -eq 0 ] && rm -rf "$tapdir"
 fi
 
-# 4. sanitizers and fuzzing (issue #10; doc/contributing.md, doc/hardening.md):
+# 4. sanitizers and fuzzing (doc/contributing.md, doc/hardening.md):
 #  the unit tests under ASan+UBSan (clang), a smoke of each fuzz target, and
 #  pg_regress against a server that loads a UBSan build of the extension
 #  (gcc -static-libubsan: the runtime is linked into simhash.so, nothing is
@@ -102,10 +98,10 @@ record "pg_regress (UBSan build of the extension)" $rc
 make -s install >&2 && rm -rf "$ubsan_tree"
 
 
-# issue #11: release files (META.json against the PGXN spec and the tree), client
+# release files (META.json against the PGXN spec and the tree), client
 # adapters, the Debian package
 test/meta_check.pl >&2 && test/meta_check.pl --self-test >&2; record "release: META.json" $?
-# issue #12: the file map of doc/contributing.md names every file under src/, and
+# the file map of doc/contributing.md names every file under src/, and
 # only files that exist (--self-test: an added file and a removed row are refused)
 test/filemap_check.pl >&2 && test/filemap_check.pl --self-test >&2; record "file map: doc/contributing.md" $?
 # the Debian package, built, installed (system directories) and installchecked: needs

@@ -1,7 +1,7 @@
 /*
  * build_parallel.c
  *		CREATE INDEX ... USING simhash with its tables' trees built and
- *		written by parallel workers and the leader (issue #14).
+ *		written by parallel workers and the leader.
  *
  * Design.  A run is a header page and one B+tree per table, each written
  * from the entries sorted by that table's permuted prefix (run_write.c); a
@@ -288,6 +288,8 @@ simhash_build_parallel_main(dsm_segment *seg, shm_toc *toc)
 	BuildShared *sh = shm_toc_lookup(toc, BUILD_KEY_SHARED, false);
 	const uint64 *hashes = shm_toc_lookup(toc, BUILD_KEY_HASHES, false);
 	ItemPointerData *tids = shm_toc_lookup(toc, BUILD_KEY_TIDS, false);
+
+	simhash_test_hold_point();
 
 	prefault((void *) hashes, sh->n * sizeof(uint64), false);
 	prefault(tids, sh->n * sizeof(ItemPointerData), false);

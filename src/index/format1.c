@@ -4,7 +4,7 @@
  *		that an index built by 1.0 is read and written after an upgrade of
  *		the library without a REINDEX.
  *
- * What differs (am.h "Format"): format 1's metapage has one pending and
+ * What differs (src/index/README.md, "Format"): format 1's metapage has one pending and
  * one flushing list where format 2 has lanes, and its runs' trees are
  * uncompressed: every table's tree holds (hash, TID, flags) entries of 16
  * bytes (page kind SIMHASH_LEAF in every table), sorted by the table's
