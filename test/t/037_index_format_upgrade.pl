@@ -18,6 +18,8 @@
 #   - VACUUM (marking the 1.0 runs' entries dead), then VACUUM after many
 #     deletes (rewriting the 1.0 runs), each followed by the same checks;
 #   - crash recovery: inserts, an immediate stop, a restart, the checks;
+#   - a streaming standby (from a backup taken right after the swap, of the
+#     format-1 index) gives the same rows at every step;
 #   - ALTER EXTENSION UPDATE, then REINDEX gives a format-2 index with the
 #     same answers.
 use strict;
@@ -43,7 +45,7 @@ if ($make != 0)
 ok(-f "$build/simhash.so", 'the 1.0 library is built');
 
 my $node = PostgreSQL::Test::Cluster->new('format_upgrade');
-$node->init;
+$node->init(allows_streaming => 1);
 $node->append_conf('postgresql.conf', "autovacuum = off\n");
 $node->start;
 
@@ -90,6 +92,13 @@ ok($pending, 't_h has a pending list under 1.0');
 use_library("$build/simhash", '$libdir/simhash');
 $node->restart;
 
+# a streaming standby of the upgraded server: it reads the format-1 index
+# without writing, and replays the metapage's rewrite and every change
+$node->backup('upgraded');
+my $standby = PostgreSQL::Test::Cluster->new('format_upgrade_standby');
+$standby->init_from_backup($node, 'upgraded', has_streaming => 1);
+$standby->start;
+
 # queries whose rows must equal a sequential scan's
 my @centers = map { hash_of($_) } ('17', '4242', '123', 'u17', 'u1999', 'x');
 sub queries
@@ -110,20 +119,20 @@ sub queries
 }
 
 # every query through the index (index and bitmap scans) against a
-# sequential scan, and simhash_index_check on both indexes
-sub check_all
+# sequential scan, on a server
+sub check_scans
 {
-	my ($when) = @_;
+	my ($server, $when) = @_;
 	my ($bad, $n) = (0, 0);
 	for my $q (queries())
 	{
-		my $seq = $node->safe_psql('postgres',
+		my $seq = $server->safe_psql('postgres',
 			"SET enable_indexscan = off; SET enable_bitmapscan = off; $q");
 		for my $mode ('SET enable_seqscan = off; SET enable_bitmapscan = off;',
 			'SET enable_seqscan = off; SET enable_indexscan = off;')
 		{
 			next if $q =~ /ORDER BY h/ && $mode =~ /enable_indexscan = off/;
-			my $got = $node->safe_psql('postgres', "$mode $q");
+			my $got = $server->safe_psql('postgres', "$mode $q");
 			$n++;
 			if ($got ne $seq)
 			{
@@ -133,6 +142,16 @@ sub check_all
 		}
 	}
 	is($bad, 0, "$when: $n index scans give the rows of a sequential scan");
+}
+
+# the scans on the primary and on the standby (caught up), and
+# simhash_index_check on both indexes
+sub check_all
+{
+	my ($when) = @_;
+	check_scans($node, $when);
+	$node->wait_for_catchup($standby, 'replay');
+	check_scans($standby, "$when, on the standby");
 	for my $index ('t_h', 'u_h')
 	{
 		my ($rc, $out, $err) = $node->psql('postgres',
@@ -213,6 +232,7 @@ my $same = grep {
 is($same, scalar(queries()), 'after REINDEX the index gives the same answers');
 check_all('after REINDEX');
 
+$standby->stop;
 $node->stop;
 done_testing();
 
