@@ -17,7 +17,8 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 my $node = PostgreSQL::Test::Cluster->new('format');
-$node->init;
+# the metapage is edited in the file: no data checksums (initdb's default from 18)
+$node->init($node->pg_version >= 18 ? (extra => ['--no-data-checksums']) : ());
 $node->append_conf('postgresql.conf', "autovacuum = off\n");
 $node->start;
 $node->safe_psql('postgres', q{
