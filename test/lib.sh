@@ -1,8 +1,9 @@
 # test/lib.sh: shared shell functions for the set-up, test, demo and benchmark
 # scripts.  Source it; it owns: installing Debian packages, building and
-# installing the extension, and a throwaway PostgreSQL 15 cluster (initdb in a
-# temporary directory, run by a non-root user, listening only on a Unix socket
-# in that directory).  The system cluster is never touched.
+# installing the extension, and a throwaway cluster of the server in $PGBIN
+# (default Debian's PostgreSQL 15; initdb in a temporary directory, run by a
+# non-root user, listening only on a Unix socket in that directory).  The
+# system cluster is never touched.
 
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 SIMHASH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -13,6 +14,10 @@ say() { printf '%s\n' "$*" >&2; }
 SIMHASH_PACKAGES="build-essential postgresql-15 postgresql-server-dev-15 libxxhash-dev libipc-run-perl"
 # the fuzz targets (libFuzzer) and the sanitized unit tests
 SIMHASH_PACKAGES="$SIMHASH_PACKAGES clang libclang-rt-14-dev"
+# building the vendored PostgreSQL 18 (test/deps.sh) and Citus
+# (test/citus/install.sh), when ../shared/vendor is there
+SIMHASH_DEPS_PACKAGES="bison flex liblz4-dev libzstd-dev libkrb5-dev libssl-dev libselinux1-dev
+	libxslt1-dev libpam0g-dev libreadline-dev"
 
 ensure_packages() {
 	local missing=() p
@@ -74,15 +79,23 @@ stop_cluster() {
 	[ -n "${SIMHASH_KEEP:-}" ] || rm -rf "$SIMHASH_TMP"
 }
 
-# run_tap FILE...: prove the TAP files (t/NAME.pl) as the cluster user, from
-# a copy of test/t and README.md in $SIMHASH_TAPDIR (the checkout may not be
-# readable by postgres; t/017_readme.pl reads the README there).  prove's
-# output goes to $SIMHASH_TAPDIR/prove.log and to stderr.  Returns its status.
+# run_tap FILE...: prove the TAP files (t/NAME.pl) of test/t as the cluster
+# user, from a copy of test/t and README.md in $SIMHASH_TAPDIR (the checkout
+# may not be readable by postgres; t/017_readme.pl reads the README there).
+# prove's output goes to $SIMHASH_TAPDIR/prove.log and to stderr.  Returns
+# its status.
 run_tap() {
-	local pgxs rc
+	run_tap_dir test "$@"
+}
+
+# run_tap_dir DIR FILE...: the same for the TAP files of DIR/t (DIR relative
+# to the checkout); the tests find PostgreSQL 15's binaries in $PG15_BIN
+run_tap_dir() {
+	local dir=$1 pgxs rc
+	shift
 	pgxs=$(dirname "$(pg_config --pgxs)")
 	SIMHASH_TAPDIR=$(mktemp -d /tmp/simhash-tap.XXXXXX)
-	cp -r "$SIMHASH_ROOT/test/t" "$SIMHASH_TAPDIR/t"
+	cp -r "$SIMHASH_ROOT/$dir/t" "$SIMHASH_TAPDIR/t"
 	cp "$SIMHASH_ROOT/README.md" "$SIMHASH_TAPDIR/"
 	# the 1.0 release's sources, for t/037 (it builds the 1.0 library)
 	mkdir "$SIMHASH_TAPDIR/simhash-1.0"
@@ -91,8 +104,9 @@ run_tap() {
 	[ "$(id -u)" -eq 0 ] && chown -R postgres "$SIMHASH_TAPDIR"
 	(cd "$SIMHASH_TAPDIR" && as_cluster_user env TESTDIR="$SIMHASH_TAPDIR" PATH="$PGBIN:$PATH" \
 		SIMHASH_V10_SRC="$SIMHASH_TAPDIR/simhash-1.0" \
+		PG15_BIN="${PG15_BIN:-/usr/lib/postgresql/15/bin}" \
 		PG_REGRESS="$pgxs/../test/regress/pg_regress" \
-		prove -I "$pgxs/../test/perl" "$@") >"$SIMHASH_TAPDIR/prove.log" 2>&1
+		prove -I "$pgxs/../test/perl" -I "$SIMHASH_TAPDIR/t" "$@") >"$SIMHASH_TAPDIR/prove.log" 2>&1
 	rc=$?
 	cat "$SIMHASH_TAPDIR/prove.log" >&2
 	return $rc
