@@ -31,6 +31,7 @@
 
 #define SIMHASH_MAGIC			0x53485831	/* "SHX1" */
 #define SIMHASH_VERSION			2	/* the on-disk format (see "Format" above) */
+#define SIMHASH_VERSION1		1	/* release 1.0's format, still read (format1.c) */
 #define SIMHASH_METAPAGE_BLKNO	0
 #define SIMHASH_PAGE_ID			0xFF8A
 
@@ -56,6 +57,9 @@
 #define SIMHASH_FREE		6	/* recycled; listed in the free space map */
 #define SIMHASH_RETIRED_PAGE 7	/* retired items that overflowed the metapage */
 #define SIMHASH_KEY_LEAF	8	/* a leaf of keys only (tables 1 ..) */
+/* how to read a page (simhash_read_page()), not stored kinds: index_pages.h */
+#define SIMHASH_FORMAT1_LEAF 0x0104	/* a format-1 leaf (stored as SIMHASH_LEAF) */
+#define SIMHASH_ANY_LEAF	0x0100	/* a leaf of any format, contents unused */
 
 /* special space of every page */
 typedef struct SimhashPageOpaqueData
@@ -137,7 +141,7 @@ typedef struct SimhashRunHeader
 typedef struct SimhashRunRef
 {
 	BlockNumber header;
-	uint32		pad;
+	uint32		format;			/* SIMHASH_RUN_FORMAT1: format-1 leaves (format1.c) */
 	uint64		nentries;
 	uint64		generation;
 } SimhashRunRef;
@@ -149,6 +153,9 @@ typedef struct SimhashList
 	uint64		nentries;		/* lanes: before the tail page (see above) */
 	uint64		generation;
 } SimhashList;
+
+/* SimhashRunRef.format: 0 or SIMHASH_VERSION for a run of format 2 */
+#define SIMHASH_RUN_FORMAT1		1
 
 /* pending lanes: room in the metapage, and how many are used */
 #define SIMHASH_MAX_LANES		8
@@ -444,6 +451,18 @@ extern const struct SimhashProbePlan *simhash_search_plan(const SimhashBlocks *b
 extern BlockNumber simhash_descend_cached(Relation index, const SimhashRunTree *tree,
 										  uint64 generation, uint64 prefix, uint64 mask);
 extern void simhash_inner_cache_seen(Relation index, uint64 next_generation);
+
+/* ---- format1.c: reading indexes written by format 1 (release 1.0) ---- */
+extern void simhash_format1_search_run(Relation index, const SimhashBlocks *blocks,
+									   const SimhashRunRef *run, uint64 center, int radius,
+									   SimhashMatches *out);
+
+/* Is the run one written by format 1 (uncompressed leaves in every tree)? */
+static inline bool
+simhash_run_is_format1(const SimhashRunRef *run)
+{
+	return run->format == SIMHASH_RUN_FORMAT1;
+}
 
 /* ---- leaf.c: the compressed leaves of runs (format: "Format" above) ---- */
 

@@ -56,7 +56,7 @@ write_chunk(BuildState *bs)
 	ref->generation = bs->next_generation++;
 	ref->header = simhash_write_run(bs->index, bs->blocks, &bs->input, ref->generation,
 									SIMHASH_WRITE_BUILD);
-	ref->pad = 0;
+	ref->format = SIMHASH_VERSION;
 	ref->nentries = bs->input.n;
 	bs->input.n = 0;
 }
@@ -242,7 +242,7 @@ simhash_build(Relation heap, Relation index, IndexInfo *indexInfo)
 		if (header != InvalidBlockNumber)
 		{
 			meta->runs[0].header = header;
-			meta->runs[0].pad = 0;
+			meta->runs[0].format = SIMHASH_VERSION;
 			meta->runs[0].nentries = nentries;
 			meta->runs[0].generation = generation;
 			meta->nruns = 1;
