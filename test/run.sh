@@ -124,7 +124,7 @@ regress_and_tap() {
 	say "TAP on PostgreSQL $1: $t_ok passed, $t_bad failed"
 	# a TAP file that skips (t/037 without the 1.0 sources or a 1.0 build)
 	for t in $(sed -nE 's|^t/([0-9]+)_.* skipped:.*|\1|p' "$SIMHASH_TAPDIR/prove.log"); do
-		skip "TAP $t on PostgreSQL $1" "$(sed -nE "s|^t/${t}_.* skipped: ||p" "$SIMHASH_TAPDIR/prove.log")"
+		skip "tap$t-pg$1" "$(sed -nE "s|^t/${t}_.* skipped: ||p" "$SIMHASH_TAPDIR/prove.log")"
 	done
 	[ $rc -eq 0 ] && rm -rf "$SIMHASH_TAPDIR"
 }
