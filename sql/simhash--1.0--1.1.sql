@@ -626,3 +626,17 @@ BEGIN
 	EXECUTE format('DROP TABLE %s', m.work);
 END $fn$;
 COMMENT ON FUNCTION minhash_groups_citus(regclass, name, name, float8, integer, integer) IS 'minhash_groups of a Citus distributed table: pairs on the workers, groups on the coordinator';
+
+--------------------------------------------------------------------------
+-- issue #28: casts from smallint and numeric to simhash64, so that
+-- $1::simhash64 takes every integer a client driver sends (psycopg sends a
+-- Python int as smallint, integer, bigint or numeric by its size)
+--------------------------------------------------------------------------
+
+CREATE FUNCTION simhash64_from_int2(smallint) RETURNS simhash64
+	AS 'int28' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE CAST (smallint AS simhash64) WITH FUNCTION simhash64_from_int2(smallint);
+
+CREATE FUNCTION simhash64_from_numeric(numeric) RETURNS simhash64
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE CAST (numeric AS simhash64) WITH FUNCTION simhash64_from_numeric(numeric);

@@ -141,6 +141,15 @@ CREATE CAST (bit AS simhash64) WITH FUNCTION bit_to_simhash64(bit);
 CREATE FUNCTION simhash64_from_int4(integer) RETURNS simhash64
 	AS 'int48' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 CREATE CAST (integer AS simhash64) WITH FUNCTION simhash64_from_int4(integer);
+CREATE FUNCTION simhash64_from_int2(smallint) RETURNS simhash64
+	AS 'int28' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE CAST (smallint AS simhash64) WITH FUNCTION simhash64_from_int2(smallint);
+
+-- numeric is the unsigned value (0 .. 2^64-1): what a client sends for an
+-- integer above 2^63-1, so that $1::simhash64 takes any integer a driver sends
+CREATE FUNCTION simhash64_from_numeric(numeric) RETURNS simhash64
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE CAST (numeric AS simhash64) WITH FUNCTION simhash64_from_numeric(numeric);
 
 --------------------------------------------------------------------------
 -- 2. simhash_distance: what <~> returns.  An integer (int4 representation)

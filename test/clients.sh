@@ -19,10 +19,19 @@ node_pg_ready() { command -v node >/dev/null && node -e "require('pg')" 2>/dev/n
 
 case "${1:-}" in
 python)
-	ensure_packages python3-psycopg || exit 77
+	# the package installed from a copy of clients/python into a fresh venv
+	# (Debian's python3-venv; --system-site-packages for Debian's
+	# python3-psycopg; no index and no build isolation: setuptools is
+	# Debian's python3-setuptools), its tests and example run from there
+	ensure_packages python3-psycopg python3-venv python3-setuptools || exit 77
+	pydir=$(mktemp -d /tmp/simhash-py.XXXXXX)
+	cp -r clients/python "$pydir/src"
+	/usr/bin/python3 -m venv --system-site-packages "$pydir/venv" &&
+		"$pydir/venv/bin/pip" install -q --no-build-isolation --no-index "$pydir/src" >&2 ||
+		{ say "clients: the Python package does not install"; rm -rf "$pydir"; exit 1; }
 	run() {
-		/usr/bin/python3 clients/python/test_simhash_psycopg.py &&
-			with_extension /usr/bin/python3 clients/python/example.py
+		(cd "$pydir" && venv/bin/python src/tests/test_simhash_psycopg.py) &&
+			with_extension "$pydir/venv/bin/python" "$pydir/src/example.py"
 	}
 	;;
 node)
@@ -59,4 +68,5 @@ run >&2
 rc=$?
 stop_cluster
 [ -n "${npmdir:-}" ] && rm -rf "$npmdir"
+[ -n "${pydir:-}" ] && rm -rf "$pydir"
 exit $rc
