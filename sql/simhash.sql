@@ -1194,6 +1194,25 @@ END $fn$;
 COMMENT ON FUNCTION minhash_groups_citus(regclass, name, name, float8, integer, integer) IS 'minhash_groups of a Citus distributed table: pairs on the workers, groups on the coordinator';
 
 --------------------------------------------------------------------------
+-- progress of long jobs, for other sessions (src/progress.c)
+--------------------------------------------------------------------------
+
+CREATE FUNCTION simhash_progress_info(
+	OUT pid integer, OUT job text, OUT relid oid, OUT phase text,
+	OUT rows_done bigint, OUT rows_total bigint, OUT pairs_found bigint,
+	OUT started timestamptz)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION simhash_progress_info() IS 'the progress counters of the running simhash jobs (the rows of the view simhash_progress)';
+
+CREATE VIEW simhash_progress AS
+	SELECT pid, job, relid::regclass AS relation, phase, rows_done, rows_total,
+	       pairs_found, started
+	FROM simhash_progress_info();
+COMMENT ON VIEW simhash_progress IS 'running simhash_pairs and simhash_groups jobs: one row per job, from the running backend''s progress slot (own role''s jobs, or all with pg_read_all_stats)';
+GRANT SELECT ON simhash_progress TO PUBLIC;
+
+--------------------------------------------------------------------------
 -- 11. privileges.  Functions are executable by PUBLIC unless revoked here.
 --------------------------------------------------------------------------
 
