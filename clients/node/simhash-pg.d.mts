@@ -1,36 +1,7 @@
-// Types of simhash-pg (ESM entry point; simhash-pg.d.ts is the CommonJS one).
-import type { ClientBase } from 'pg';
+// Types of simhash-pg's ESM entry point: those of the CommonJS one
+// (simhash-pg.d.ts), as named exports and as the default export.
+import * as simhash from './simhash-pg.js';
 
-/** The OIDs register() found in the connected database. */
-export interface SimhashOids {
-  simhash64: number;
-  simhash64_array: number;
-  distance: number;
-}
-
-/**
- * Looks up the extension's type OIDs in the connected database and sets the
- * parsers on this client: simhash64 -> bigint, simhash64[] -> (bigint | null)[],
- * simhash_distance -> number.  Rejects when the extension is not installed.
- */
-export function register(client: ClientBase): Promise<SimhashOids>;
-
-/**
- * A fingerprint (bigint or number in 0 .. 2**64-1) as simhash64's text form,
- * 16 hex digits, to pass as a query parameter; RangeError outside the range.
- */
-export function toSimhash64(value: bigint | number): string;
-
-/** simhash64's text form (16 hex digits) -> bigint. */
-export function parseSimhash64(text: string): bigint;
-
-/** The text form of a one-dimensional simhash64[] -> array of bigint (null for NULL). */
-export function parseSimhash64Array(text: string): (bigint | null)[];
-
-declare const simhash: {
-  register: typeof register;
-  toSimhash64: typeof toSimhash64;
-  parseSimhash64: typeof parseSimhash64;
-  parseSimhash64Array: typeof parseSimhash64Array;
-};
+export { register, toSimhash64, parseSimhash64, parseSimhash64Array } from './simhash-pg.js';
+export type { SimhashOids } from './simhash-pg.js';
 export default simhash;
