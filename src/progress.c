@@ -1,9 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * progress.c
- *		Progress of simhash's long jobs, visible to other sessions in the
- *		view simhash_progress: job, relation, phase, rows done and total,
- *		pairs found, start time.
+ *		Progress of simhash's long jobs (simhash_pairs, simhash_groups),
+ *		visible to other sessions in the view simhash_progress: job,
+ *		relation, phase, rows done and total, pairs found, start time.
  *
  * The counters live in the running backend's progress slot, the shared
  * memory (PgBackendStatus.st_progress_param) that the pg_stat_progress_*
@@ -55,10 +55,6 @@ PG_FUNCTION_INFO_V1(simhash_progress_info);
 static const char *const job_names[] = {
 	[SIMHASH_JOB_PAIRS] = "simhash_pairs",
 	[SIMHASH_JOB_GROUPS] = "simhash_groups",
-	[SIMHASH_JOB_KEY_PAIRS] = "shared_key_pairs",
-	[SIMHASH_JOB_KEY_GROUPS] = "shared_key_groups",
-	[SIMHASH_JOB_MINHASH] = "minhash_pairs",
-	[SIMHASH_JOB_DISTANCE_HISTOGRAM] = "simhash_distance_histogram",
 };
 
 static const char *const phase_names[] = {

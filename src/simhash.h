@@ -73,11 +73,7 @@ extern void simhash_test_hold_point(void);
 typedef enum SimhashJob
 {
 	SIMHASH_JOB_PAIRS = 1,
-	SIMHASH_JOB_GROUPS,
-	SIMHASH_JOB_KEY_PAIRS,
-	SIMHASH_JOB_KEY_GROUPS,
-	SIMHASH_JOB_MINHASH,
-	SIMHASH_JOB_DISTANCE_HISTOGRAM
+	SIMHASH_JOB_GROUPS
 } SimhashJob;
 
 typedef enum SimhashPhase
