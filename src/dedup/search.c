@@ -271,6 +271,7 @@ dedup_search_drain(SimhashRowPairs *r, SimhashRowPair *pairs, DedupPairFn fn, vo
 		if (np > 0)
 		{
 			npairs += np;
+			simhash_progress_add_pairs(np);
 			fn(arg, pairs, np);
 		}
 	}
@@ -433,6 +434,7 @@ dedup_search_run(DedupSearch *s, Size budget, DedupPairFn fn, void *arg)
 {
 	const SimhashBlocks *b = s->b;
 
+	simhash_progress_phase(SIMHASH_PHASE_SEARCHING);
 	if (!s->spilled && s->n * DEDUP_ROW_BYTES > budget)
 		spill(s, budget);		/* the budget shrank since the rows came */
 
@@ -458,6 +460,7 @@ dedup_search_run(DedupSearch *s, Size budget, DedupPairFn fn, void *arg)
 	}
 	dedup_progress(s->progress, "found " UINT64_FORMAT " pairs among " UINT64_FORMAT " fingerprints",
 				   s->npairs, s->nrows);
+	simhash_progress_pairs((int64) s->npairs);
 }
 
 void
