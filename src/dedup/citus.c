@@ -302,9 +302,10 @@ dedup_citus_handover(DedupInput *in, FunctionCallInfo fcinfo, int id_type_arg)
 		return false;
 	}
 
-	/* the query and its parameters live in SPI's memory, until SPI_finish */
-
-	/* SELECT * FROM <the extension's schema>.<job>_citus($1, ...) */
+	/*
+	 * SELECT * FROM <the extension's schema>.<job>_citus($1, ...); the query
+	 * and its parameters live in SPI's memory, until SPI_finish
+	 */
 	initStringInfo(&query);
 	extschema = get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid));
 	appendStringInfo(&query, "SELECT * FROM %s.", quote_identifier(extschema));
