@@ -644,5 +644,21 @@ for my $job (q{shared_key_pairs_citus('docs', 'id', 'keys')}, q{shared_key_group
 }
 $w1->start;
 
+# delete every member of a group but its leader: the followers' ids into a
+# table co-located with docs, then a delete joined on the distribution
+# column, which runs on every shard (the documented recipe)
+cq(q{
+	CREATE TABLE docs_followers (id bigint PRIMARY KEY);
+	SELECT create_distributed_table('docs_followers', 'id', colocate_with => 'docs');
+	INSERT INTO docs_followers SELECT id FROM simhash_groups('docs', 'id', 'h', 3, 'leader') WHERE id <> group_id;
+});
+like(cq('SET citus.explain_all_tasks = on; EXPLAIN (COSTS OFF) DELETE FROM docs d USING docs_followers f WHERE d.id = f.id'),
+	qr/Task Count: $SHARDS/, 'the delete of the followers runs as one task per shard');
+cq('DELETE FROM docs d USING docs_followers f WHERE d.id = f.id');
+cq(q{DELETE FROM docs_local d USING (SELECT * FROM simhash_groups('docs_local', 'id', 'h', 3, 'leader')) g
+	WHERE d.id = g.id AND g.id <> g.group_id});
+same_as_local(q{SELECT count(*), md5(string_agg(id::text, ',' ORDER BY id)) FROM docs},
+	'delete all but the leaders through a co-located table of followers: the single-node rows');
+
 $_->stop for @nodes;
 done_testing();
