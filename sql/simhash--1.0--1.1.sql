@@ -248,8 +248,9 @@ CREATE FUNCTION simhash_pairs_citus(relation regclass, id_column name, hash_colu
 DECLARE
 	nblocks integer := coalesce(blocks, greatest(least(max_distance + 2, 64), 1));
 	part text;
+	moved bigint;
 BEGIN
-	PERFORM simhash_citus_start('simhash_pairs_citus', relation, id_column, hash_column);
+	PERFORM simhash_citus_start(simhash_citus_job_name('simhash_pairs_citus'), relation, id_column, hash_column);
 	IF max_distance IS NULL THEN
 		RAISE EXCEPTION 'simhash_pairs_citus: arguments must not be NULL' USING ERRCODE = 'null_value_not_allowed';
 	END IF;
@@ -259,7 +260,11 @@ BEGIN
 	FOR g IN 0 .. max_distance LOOP
 		EXECUTE format('INSERT INTO %s SELECT simhash_group_block(%I, %s, %s, %s), %s, %I::bigint, %I FROM %s WHERE %I IS NOT NULL',
 		               part, hash_column, g, nblocks, max_distance, g, id_column, hash_column, relation, hash_column);
+		GET DIAGNOSTICS moved = ROW_COUNT;
+		PERFORM simhash_citus_progress('simhash_pairs_citus', pg_catalog.format(
+			'repartitioned %s rows for table group %s of %s', moved, g + 1, max_distance + 1));
 	END LOOP;
+	PERFORM simhash_citus_progress('simhash_pairs_citus', 'searching the parts on the workers');
 	RETURN QUERY EXECUTE format(
 		'SELECT p.id_a, p.id_b, p.distance FROM (SELECT grp, array_agg(id) AS ids, array_agg(h) AS hs FROM %s GROUP BY bk, grp) s,'
 		' LATERAL simhash_group_pairs(s.ids, s.hs, s.grp, %s, %s) p', part, nblocks, max_distance);
@@ -288,6 +293,18 @@ CREATE FUNCTION simhash_citus_minhash_params(sig minhash_signature)
 	AS 'MODULE_PATHNAME', 'simhash_citus_minhash_params'
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION simhash_citus_minhash_params(minhash_signature) IS 'internal: a signature''s parameters as text, NULL if empty';
+
+CREATE FUNCTION simhash_citus_progress(job text, message text)
+	RETURNS void
+	AS 'MODULE_PATHNAME', 'simhash_citus_progress'
+	LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION simhash_citus_progress(text, text) IS 'internal: a progress NOTICE of a job on the workers (every simhash.progress_interval seconds)';
+
+CREATE FUNCTION simhash_citus_job_name(job text)
+	RETURNS text
+	AS 'MODULE_PATHNAME', 'simhash_citus_job_name'
+	LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION simhash_citus_job_name(text) IS 'internal: the job''s name in messages (the plain name when a plain job runs on the workers)';
 
 -- the common start of a *_citus job: Citus installed, the single-node job's
 -- argument checks, no NULL id
@@ -345,10 +362,13 @@ CREATE FUNCTION simhash_citus_keys(job text, relation regclass, id_column name, 
 DECLARE
 	part text := simhash_citus_work_table(relation, '_k', 'key bigint, id bigint', 'key');
 	skipped bigint;
+	moved bigint;
 BEGIN
 	EXECUTE format('INSERT INTO %s (key, id) SELECT k.k, r.%I::bigint FROM %s r,'
 	               ' LATERAL (SELECT DISTINCT u.k FROM unnest(%s) u(k) WHERE u.k IS NOT NULL) k',
 	               part, id_column, relation, keys_sql);
+	GET DIAGNOSTICS moved = ROW_COUNT;
+	PERFORM simhash_citus_progress(job, pg_catalog.format('repartitioned %s (key, row) pairs by key', moved));
 	EXECUTE format('SELECT count(*) FROM (SELECT key FROM %s GROUP BY key HAVING count(*) > %s) s',
 	               part, max_key_rows) INTO skipped;
 	IF skipped > 0 THEN
@@ -378,9 +398,12 @@ CREATE FUNCTION simhash_citus_key_pairs(relation regclass, keys text, max_key_ro
 DECLARE
 	part text := simhash_citus_work_table(relation, '_p', 'a bigint, b bigint', 'a', colocate);
 	used text := simhash_citus_used_keys(keys, max_key_rows);
+	moved bigint;
 BEGIN
 	EXECUTE format('INSERT INTO %s (a, b) SELECT x.id, y.id FROM %s x JOIN %s y ON y.key = x.key AND x.id < y.id',
 	               part, used, used);
+	GET DIAGNOSTICS moved = ROW_COUNT;
+	PERFORM simhash_citus_progress('simhash_citus_key_pairs', pg_catalog.format('repartitioned %s candidate pairs by their first id', moved));
 	RETURN part;
 END $fn$;
 COMMENT ON FUNCTION simhash_citus_key_pairs(regclass, text, integer, text) IS 'internal: the pairs of rows sharing a key, repartitioned by the first id';
@@ -399,6 +422,7 @@ BEGIN
 		SELECT e.id, array_agg(e.n) AS keys
 		FROM (SELECT n, a AS id FROM simhash_citus_edges UNION ALL SELECT n, b FROM simhash_citus_edges) e
 		GROUP BY e.id;
+	PERFORM simhash_citus_progress('simhash_citus_connected', 'grouping the pairs on this node');
 	CREATE TEMP TABLE simhash_citus_linked AS
 		SELECT * FROM shared_key_groups('simhash_citus_keys', 'id', 'keys', 1, 2);
 	-- every row's id (ids are unique; a DISTINCT here makes Citus hash the
@@ -441,6 +465,7 @@ BEGIN
 	-- leaders: rows in id order join the nearest earlier leader (ties: the
 	-- least id), else lead; rows without an earlier pair lead
 	CREATE INDEX ON simhash_citus_pairs (id_b);
+	PERFORM simhash_citus_progress('simhash_groups_citus', 'choosing the leaders on this node');
 	CREATE TEMP TABLE simhash_citus_followers (id bigint PRIMARY KEY, group_id bigint);
 	FOR x IN SELECT DISTINCT p.id_b FROM simhash_citus_pairs p ORDER BY 1 LOOP
 		SELECT p.id_a INTO leader FROM simhash_citus_pairs p
@@ -478,6 +503,7 @@ CREATE FUNCTION simhash_citus_key_job(job text, relation regclass, id_column nam
 	RETURNS text
 	LANGUAGE plpgsql AS $fn$
 BEGIN
+	job := simhash_citus_job_name(job);
 	PERFORM simhash_citus_start(job, relation, id_column, keys_column);
 	PERFORM simhash_citus_check_int(job, 'min_shared', min_shared, 1, 2147483647);
 	PERFORM simhash_citus_check_int(job, 'max_key_rows', max_key_rows, 2, 1000000);
@@ -548,6 +574,7 @@ DECLARE
 	pairs text;
 	moved text;
 BEGIN
+	job := simhash_citus_job_name(job);
 	PERFORM simhash_citus_start(job, relation, id_column, sig_column);
 	IF threshold IS NULL THEN
 		RAISE EXCEPTION '%: threshold must not be NULL', job USING ERRCODE = 'null_value_not_allowed';
@@ -594,6 +621,7 @@ BEGIN
 	moved := simhash_citus_work_table(relation, '_m', format('b bigint, a bigint, sig_a %s', pg_typeof(NULL::minhash_signature)), 'b', sigs);
 	EXECUTE format('INSERT INTO %s (b, a, sig_a) SELECT p.b, p.a, s.%I FROM (SELECT a, b FROM %s GROUP BY a, b) p'
 	               ' JOIN %s s ON s.%I = p.a', moved, sig_col, pairs, sigs, sig_id);
+	PERFORM simhash_citus_progress(job, 'estimating the candidate pairs on the workers');
 	pairs_sql := format('SELECT m.a, m.b, j FROM %s m JOIN %s s ON s.%I = m.b,'
 	                    ' LATERAL (SELECT minhash_jaccard(m.sig_a, s.%I) AS j) e WHERE j >= %s',
 	                    moved, sigs, sig_id, sig_col, threshold);

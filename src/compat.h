@@ -113,6 +113,15 @@ typedef RelFileNode SimhashRelFile;
 #define simhash_local_beentry(i)	pgstat_fetch_stat_local_beentry(i)
 #endif
 
+/* a role's privilege on a schema (16 generalised the ACL checks) */
+#if PG_VERSION_NUM >= 160000
+#define simhash_namespace_aclcheck(nspid, role, mode) \
+	object_aclcheck(NamespaceRelationId, (nspid), (role), (mode))
+#else
+#define simhash_namespace_aclcheck(nspid, role, mode) \
+	pg_namespace_aclcheck((nspid), (role), (mode))
+#endif
+
 /* vacuum_delay_point() outside ANALYZE (18 added the argument) */
 #if PG_VERSION_NUM >= 180000
 #define simhash_vacuum_delay_point()	vacuum_delay_point(false)

@@ -64,6 +64,9 @@ typedef struct DedupInput
 	SimhashBlocks blocks;		/* blocks and max_distance */
 	Size		budget;			/* bytes: maintenance_work_mem */
 	double		reltuples;		/* the planner's estimate; -1 if unknown */
+	const char *citus_pull;		/* why a Citus distributed table is read
+								 * here rather than by the job on the
+								 * workers (NULL: not asked) */
 } DedupInput;
 
 /*
@@ -122,6 +125,17 @@ extern uint64 dedup_read(DedupInput *in, DedupRowFn fn, void *arg);
 
 /* citus.c: the NOTICE of a read of a Citus distributed table */
 extern void dedup_citus_notice(DedupInput *in);
+
+/*
+ * citus.c: run the job on the workers (its *_citus version, with the call's
+ * arguments but id_type) if in's relation is a Citus distributed table and
+ * simhash.citus_jobs allows it, putting its rows into the call's result
+ * (InitMaterializedSRF done); true if it did.  Otherwise records in
+ * in->citus_pull why not, for the NOTICE of the read.
+ */
+extern bool dedup_citus_handover(DedupInput *in, FunctionCallInfo fcinfo,
+								 int id_type_arg);
+extern void dedup_citus_define_gucs(void);
 
 /*
  * The ids of all rows by row number, in a temporary file: fixed-size ids

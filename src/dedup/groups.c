@@ -397,6 +397,8 @@ groups_job(FunctionCallInfo fcinfo, int id_type_arg, int max_distance_arg,
 				 errhint("Use 'connected' (transitive: chains of near-duplicates form one group) or 'leader' (each row joins a nearby earlier leader; no chaining).")));
 
 	InitMaterializedSRF(fcinfo, 0);
+	if (dedup_citus_handover(&in, fcinfo, id_type_arg))
+		return (Datum) 0;
 	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 
 	jobcxt = AllocSetContextCreate(CurrentMemoryContext, "simhash_groups",

@@ -82,6 +82,8 @@ pairs_job(FunctionCallInfo fcinfo, int id_type_arg, int max_distance_arg,
 	dedup_input_init(&in, fcinfo, "simhash_pairs", id_type_arg,
 					 max_distance_arg, blocks_arg);
 	InitMaterializedSRF(fcinfo, 0);
+	if (dedup_citus_handover(&in, fcinfo, id_type_arg))
+		return (Datum) 0;
 
 	jobcxt = AllocSetContextCreate(CurrentMemoryContext, "simhash_pairs",
 								   ALLOCSET_DEFAULT_SIZES);

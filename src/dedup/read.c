@@ -44,6 +44,7 @@ simhash_dedup_init(void)
 							PGC_USERSET, GUC_UNIT_S,
 							NULL, NULL, NULL);
 	dedup_parallel_define_gucs();
+	dedup_citus_define_gucs();
 }
 
 void
