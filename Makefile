@@ -39,6 +39,8 @@ REGRESS += index_lanes
 REGRESS += index_cache
 # issue #14: the radius join in parallel plans (a partial path under Gather)
 REGRESS += join_parallel
+# the functions of the extension ignore objects planted on the caller's search_path
+REGRESS += search_path
 REGRESS_OPTS = --inputdir=. --outputdir=$(or $(REGRESS_OUTDIR),.)
 
 # xxHash comes from Debian's libxxhash-dev, used header-only (inlined).
