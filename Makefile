@@ -37,7 +37,7 @@ REGRESS += recipes dedup dedup_keys dedup_parallel dedup_keys_parallel citus_par
 # MinHash and sentence fingerprints
 REGRESS += minhash sentences
 # across the extension: error messages and hardening
-REGRESS += usability hardening
+REGRESS += usability hardening search_path
 REGRESS_OPTS = --inputdir=. --outputdir=$(or $(REGRESS_OUTDIR),.)
 
 # xxHash comes from Debian's libxxhash-dev, used header-only (inlined).

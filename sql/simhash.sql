@@ -685,14 +685,19 @@ COMMENT ON FUNCTION simhash_groups(regclass, name, name, anyelement, integer, te
 -- bar (bar_width characters for the largest count, at least one for any
 -- non-zero count).  Built on simhash_pairs, so it needs what that job needs
 -- (maintenance_work_mem, temporary files); it finds simhash_pairs in the
--- extension's own schema, wherever the extension was created or moved.
+-- extension's own schema, wherever the extension was created or moved, and
+-- runs with search_path = pg_catalog, pg_temp and typed arguments, so that no
+-- overload or operator another role plants on the caller's path runs.
 CREATE FUNCTION simhash_distance_histogram(relation regclass, hash_column name,
 		max_distance integer DEFAULT 8, bar_width integer DEFAULT 50)
 	RETURNS TABLE (distance integer, pairs bigint, cumulative bigint, bar text)
 	LANGUAGE plpgsql STABLE STRICT PARALLEL RESTRICTED ROWS 9
+	SET search_path = pg_catalog, pg_temp
 	AS $fn$
 DECLARE
 	ext_schema name;
+	ext_oid oid;
+	intruder pg_catalog.regprocedure;
 BEGIN
 	IF max_distance < 0 OR max_distance > 64 THEN
 		RAISE EXCEPTION 'max_distance must be between 0 and 64, not %', max_distance
@@ -702,17 +707,36 @@ BEGIN
 		RAISE EXCEPTION 'bar_width must be between 1 and 1000, not %', bar_width
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
-	SELECT n.nspname INTO ext_schema
+	SELECT n.nspname, e.oid INTO ext_schema, ext_oid
 	FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace
 	WHERE e.extname = 'simhash';
+	-- a function of another owner named simhash_pairs in the extension's
+	-- schema could win the call below over the polymorphic original (a
+	-- concrete id_type beats anyelement): refuse to run beside one
+	SELECT p.oid INTO intruder FROM pg_catalog.pg_proc p
+	WHERE p.proname OPERATOR(pg_catalog.=) 'simhash_pairs'::pg_catalog.name
+	  AND p.pronamespace OPERATOR(pg_catalog.=) (SELECT e.extnamespace FROM pg_catalog.pg_extension e
+	                                             WHERE e.oid OPERATOR(pg_catalog.=) ext_oid)
+	  AND NOT EXISTS (SELECT FROM pg_catalog.pg_depend d
+	                  WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
+	                    AND d.objid OPERATOR(pg_catalog.=) p.oid
+	                    AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
+	                    AND d.refobjid OPERATOR(pg_catalog.=) ext_oid
+	                    AND d.deptype OPERATOR(pg_catalog.=) 'e'::pg_catalog.char)
+	LIMIT 1;
+	IF intruder IS NOT NULL THEN
+		RAISE EXCEPTION 'function % is not a member of extension simhash but shares the name of its simhash_pairs', intruder
+			USING ERRCODE = 'ambiguous_function',
+			      HINT = 'Drop or rename it: it could run in place of the extension''s function.';
+	END IF;
 	RETURN QUERY EXECUTE format($q$
 		WITH counts AS (
 			SELECT p.distance, pg_catalog.count(*) AS pairs
-			FROM %I.simhash_pairs($1, 'ctid', $2, NULL::pg_catalog.tid, $3) p
+			FROM %I.simhash_pairs($1, 'ctid'::pg_catalog.name, $2, NULL::pg_catalog.tid, $3) p
 			GROUP BY p.distance),
 		hist AS (
-			SELECT d AS distance, COALESCE(c.pairs, 0) AS pairs
-			FROM pg_catalog.generate_series(0, $3) d LEFT JOIN counts c ON c.distance = d)
+			SELECT d AS distance, COALESCE(c.pairs, 0::pg_catalog.int8) AS pairs
+			FROM pg_catalog.generate_series(0::pg_catalog.int4, $3) d LEFT JOIN counts c ON c.distance = d)
 		SELECT h.distance, h.pairs,
 			(pg_catalog.sum(h.pairs) OVER (ORDER BY h.distance))::bigint,
 			pg_catalog.repeat('#', CASE WHEN h.pairs = 0 THEN 0 ELSE
