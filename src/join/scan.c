@@ -40,7 +40,8 @@
 
 #include "compat.h"
 #include "core/blocks.h"
-#include "dedup/dedup.h"
+#include "shared/memory.h"
+#include "shared/pair_search.h"
 #include "types/planner.h"
 
 #define JOIN_NAME "SimhashJoin"
@@ -361,7 +362,7 @@ join_cost(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner, bool shar
 	/* the shares of the budget, as set_budgets() makes them */
 	if (compact)
 	{
-		search_budget = budget * 3 / 4 * DEDUP_ROW_BYTES / (DEDUP_ROW_BYTES + width);
+		search_budget = budget * 3 / 4 * PAIR_SEARCH_ROW_BYTES / (PAIR_SEARCH_ROW_BYTES + width);
 		row_budget = budget * 3 / 4 - search_budget;
 		row_bytes = (shared ? outer->rows : rows) * width;
 	}
@@ -374,7 +375,7 @@ join_cost(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner, bool shar
 	}
 
 	/* past the search's share: fingerprints to temporary files and back */
-	if (rows * DEDUP_ROW_BYTES > search_budget)
+	if (rows * PAIR_SEARCH_ROW_BYTES > search_budget)
 	{
 		double		pages = rows * 16 * (Max(radius, 0) + 1) / BLCKSZ;
 
@@ -994,7 +995,7 @@ compact_grow(RadiusJoinState *js, JoinSide *side, uint64 oldcap)
 
 		side->colvals[c] = side->colvals[c] ?
 			repalloc_huge(side->colvals[c], side->cap * sizeof(Datum)) :
-			dedup_alloc_huge(side->tupcxt, side->cap * sizeof(Datum));
+			simhash_alloc_huge(side->tupcxt, side->cap * sizeof(Datum));
 		side->mem += (side->cap - oldcap) * sizeof(Datum);
 		if (side->colnulls[c])
 		{
@@ -1288,7 +1289,7 @@ add_candidate(RadiusJoinState *js, uint64 o, uint64 i)
 }
 
 /*
- * DedupPairFn: the search's pairs; those of an outer and an inner row are
+ * PairSearchFn: the search's pairs; those of an outer and an inner row are
  * candidates (with shared inputs every pair of rows is, both ways round).
  * They come in fingerprint order, their rows scattered in memory: the
  * batch's row pointers and then their tuples are prefetched before the
@@ -1373,7 +1374,7 @@ share_rows(RadiusJoinState *js)
  * search (or note them for the all-pairs case).
  */
 static void
-read_side(RadiusJoinState *js, int s, DedupSearch *search, bool all_pairs, Size row_budget)
+read_side(RadiusJoinState *js, int s, PairSearch *search, bool all_pairs, Size row_budget)
 {
 	JoinSide   *side = &js->side[s];
 	ExprContext *econtext = js->css.ss.ps.ps_ExprContext;
@@ -1421,7 +1422,7 @@ read_side(RadiusJoinState *js, int s, DedupSearch *search, bool all_pairs, Size 
 				side->hashed_size = size;
 			}
 			if (!isnull && search)
-				dedup_search_add(search, DatumGetSimhash64(h),
+				pair_search_add(search, DatumGetSimhash64(h),
 								 side->nrows | (s == 1 ? KEY_INNER : 0));
 			if (!isnull && mark_hashed)
 				side->hashed[side->nrows / 8] |= 1 << (side->nrows % 8);
@@ -1459,7 +1460,7 @@ join_all_pairs(RadiusJoinState *js)
 /*
  * The shares of the budget: an eighth for the results, an eighth for the
  * candidates waiting when rows are in files, and the rest split between the
- * search (DEDUP_ROW_BYTES a row) and the kept rows.  Rows kept as tuples
+ * search (PAIR_SEARCH_ROW_BYTES a row) and the kept rows.  Rows kept as tuples
  * get a quarter (their width is only estimated); compact rows their exact
  * share (the 1M-row self-join, 8 bytes a row beside the search's 40: a
  * sixth of the three quarters), so that the budget holds more rows.
@@ -1476,7 +1477,7 @@ set_budgets(RadiusJoinState *js, Size budget)
 										 js->shared ? 0 : inner->nstore) * sizeof(Datum);
 		double		rows = (double) budget * 3 / 4;
 
-		js->search_budget = (Size) (rows * DEDUP_ROW_BYTES / (DEDUP_ROW_BYTES + width));
+		js->search_budget = (Size) (rows * PAIR_SEARCH_ROW_BYTES / (PAIR_SEARCH_ROW_BYTES + width));
 		js->row_budget = (Size) rows - js->search_budget;
 	}
 	else
@@ -1493,7 +1494,7 @@ join_run(RadiusJoinState *js)
 	ExprContext *econtext = js->css.ss.ps.ps_ExprContext;
 	MemoryContext old = MemoryContextSwitchTo(js->cxt);
 	Size		budget = get_hash_memory_limit();
-	DedupSearch *search = NULL;
+	PairSearch *search = NULL;
 	DedupProgress progress;
 	bool		all_pairs = false;
 	Datum		k;
@@ -1524,11 +1525,11 @@ join_run(RadiusJoinState *js)
 		progress.fname = "simhash join";
 		/* progress messages only when asked for every step */
 		progress.last = DT_NOEND;
-		search = dedup_search_create(&js->blocks, js->search_budget,
+		search = pair_search_create(&js->blocks, js->search_budget,
 									 js->side[0].ps->plan->plan_rows +
 									 (js->shared ? 0 : js->side[1].ps->plan->plan_rows),
 									 &progress);
-		dedup_search_set_budget_name(search,
+		pair_search_set_budget_name(search,
 									 "the join's search memory (a share of work_mem * hash_mem_multiplier)",
 									 "work_mem or hash_mem_multiplier");
 		js->searched = true;
@@ -1570,11 +1571,11 @@ join_run(RadiusJoinState *js)
 				if (js->side[0].hashed[r / 8] & (1 << (r % 8)))
 					add_candidate(js, r, r);
 			}
-		dedup_search_run(search, js->search_budget, join_pairs, js);
+		pair_search_run(search, js->search_budget, join_pairs, js);
 		if (js->cand)
 			check_candidates(js);
-		js->spilled_bytes = dedup_search_spilled_bytes(search);
-		dedup_search_free(search);
+		js->spilled_bytes = pair_search_spilled_bytes(search);
+		pair_search_free(search);
 	}
 	else if (all_pairs)
 		join_all_pairs(js);
