@@ -1,187 +1,45 @@
 /*
- * src/join/scan.c
- *		The radius join: `a.h <~> b.h <= k` between two relations (or a
- *		relation and itself, or subqueries) as one permuted-table search over
- *		both inputs, offered to the planner as a CustomScan ("SimhashJoin")
- *		through set_join_pathlist_hook.
+ * src/join/exec.c
+ *		The radius join's executor: `a.h <~> b.h <= k` between two inputs
+ *		(or an input and itself) as one permuted-table search over both
+ *		(shared/pair_search.h): read both sides, keeping their rows
+ *		(spill.c), search, check the candidate pairs against the join
+ *		quals, and return the joined rows (inner, semi or anti).
  *
  * The design -- why a join path, the search over both sides, self-joins of
  * identical scans, kept rows, memory and spilling, planning and costs,
  * parallel plans -- with its invariants and a worked example is in
  * src/join/README.md.
  */
-#include "simhash.h"
-
-#include <math.h>
+#include "join.h"
 
 #include "access/htup_details.h"
-#include "commands/explain.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
-#include "nodes/extensible.h"
-#include "nodes/makefuncs.h"
-#include "nodes/nodeFuncs.h"
-#include "optimizer/clauses.h"
-#include "optimizer/cost.h"
-#include "optimizer/optimizer.h"
-#include "optimizer/pathnode.h"
-#include "optimizer/prep.h"
-#include "optimizer/paths.h"
-#include "optimizer/restrictinfo.h"
-#include "parser/parsetree.h"
-#include "rewrite/rewriteManip.h"
-#include "storage/buffile.h"
-#include "utils/guc.h"
-#include "utils/lsyscache.h"
 #include "utils/memutils.h"
-#include "utils/ruleutils.h"
-#include "utils/tuplestore.h"
 
-#include "compat.h"
-#include "core/blocks.h"
-#include "shared/memory.h"
 #include "shared/pair_search.h"
 #include "types/planner.h"
 
-#define JOIN_NAME "SimhashJoin"
-
-/* the radius assumed at planning time when it is not a constant */
-#define JOIN_DEFAULT_RADIUS 3
-
-/* the side of a row, in the top bit of its search key */
-#define KEY_INNER (UINT64CONST(1) << 63)
-
-/* kept rows are packed into chunks of this size */
-#define ROW_ARENA_CHUNK (1024 * 1024)
-
-/* candidates between interrupt checks in the all-pairs case */
-#define CROSS_BATCH 4096
-
-static bool simhash_enable_join = true;
-static int	simhash_join_blocks = 0;
-static set_join_pathlist_hook_type prev_join_pathlist_hook = NULL;
-
-/* custom_exprs of the plan, by position */
-enum
-{
-	EXPR_OUTER_HASH,
-	EXPR_INNER_HASH,
-	EXPR_RADIUS,
-	EXPR_JOINQUALS,
-	NUM_EXPRS
-};
-
-/*
- * custom_private of the plan, by position: Integers, and the inner's
- * columns among the outer's when the inputs are shared (NIL if not)
- */
-enum
-{
-	PRIV_JOINTYPE,
-	PRIV_OUTER_COLS,
-	PRIV_INNER_MAP,
-	NUM_PRIV
-};
-
-/* a kept row in a temporary file */
-typedef struct RowPos
-{
-	int			fileno;
-	off_t		offset;
-} RowPos;
-
-/* one input of the join and its kept rows */
-typedef struct JoinSide
-{
-	PlanState  *ps;				/* the child plan */
-	int			first;			/* its first column in the scan tuple */
-	int			ncols;
-	int		   *map;			/* shared inputs: the inner's columns among the outer's */
-	ExprState  *hash;			/* its fingerprint */
-	AttrNumber	hash_attno;		/* > 0: it is this column of the child's */
-	TupleTableSlot *slot;		/* a kept row being read */
-	uint64		nrows;
-	uint64		cap;
-	/* the side's columns used above the join (others are never read) */
-	int			nneed;
-	int		   *need;			/* positions among its ncols */
-	/* compact rows: the kept columns only, as arrays of Datums */
-	bool		can_compact;	/* every kept column is by value */
-	bool		compact;		/* this run keeps its rows so */
-	int			nstore;
-	int		   *store;			/* the child's columns kept */
-	Datum	  **colvals;		/* by child column: values by row number */
-	bits8	  **colnulls;		/* ... NULL bitmaps (NULL: no NULL yet) */
-	MemoryContext tupcxt;		/* the rows in memory */
-	MinimalTuple *tuples;		/* ... by row number, or */
-	char	   *arena;			/* where the next row in memory goes */
-	Size		arena_left;
-	BufFile    *file;			/* ... in a temporary file, at */
-	RowPos	   *pos;
-	char	   *buf;			/* a row read back */
-	Size		bufsize;
-	Size		mem;			/* bytes of rows in memory */
-	uint64		spilled_bytes;
-	bits8	   *hashed;			/* rows with a fingerprint (all-pairs case) */
-	Size		hashed_size;
-} JoinSide;
-
-/*
- * A candidate pair waiting to be checked: the row numbers, that of the side
- * in a temporary file first (the outer's if both are).
- */
-typedef struct JoinCandidate
-{
-	uint64		major;
-	uint64		minor;
-} JoinCandidate;
-
-typedef struct RadiusJoinState
-{
-	CustomScanState css;
-	JoinType	jointype;
-	bool		shared;			/* identical inputs: the outer's rows serve both */
-	bool		self_fails;		/* ... and a row with itself fails the quals */
-	JoinSide	side[2];		/* outer, inner */
-	ExprState  *radius;
-	ExprState  *joinquals;
-	MemoryContext cxt;			/* everything of one execution */
-	Size		budget;
-	Size		search_budget;	/* the search's share of it */
-	Size		row_budget;		/* the kept rows' share */
-	bool		done;			/* the join has run */
-	Tuplestorestate *results;
-	TupleTableSlot *result_slot;
-	bits8	   *matched;		/* semi/anti: outer rows with a match */
-	JoinCandidate *cand;		/* candidates waiting, when rows are in files */
-	size_t		ncand;
-	size_t		maxcand;
-	uint64		next_outer;		/* semi/anti: the next outer row to return */
-	/* what the last run did, for EXPLAIN ANALYZE */
-	int64		radius_value;
-	bool		radius_null;
-	SimhashBlocks blocks;
-	bool		searched;		/* with blocks (not all pairs, not none) */
-	uint64		pairs_checked;
-	uint64		spilled_bytes;
-} RadiusJoinState;
-
-static void plan_row_storage(RadiusJoinState *js, CustomScan *cscan);
+static void join_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *join_exec(CustomScanState *node);
+static void join_end(CustomScanState *node);
+static void join_rescan(CustomScanState *node);
 static bool self_pair_fails(RadiusJoinState *js, List *quals);
-static void compact_grow(RadiusJoinState *js, JoinSide *side, uint64 oldcap);
 
-static CustomPathMethods join_path_methods;
-static CustomScanMethods join_scan_methods;
-static CustomExecMethods join_exec_methods;
-
-/* ---------------------------------------------------------------------
- * Execution
- * ---------------------------------------------------------------------
- */
+/* the executor node's methods; EXPLAIN is explain.c's */
+static const CustomExecMethods join_exec_methods = {
+	.CustomName = JOIN_NAME,
+	.BeginCustomScan = join_begin,
+	.ExecCustomScan = join_exec,
+	.EndCustomScan = join_end,
+	.ReScanCustomScan = join_rescan,
+	.ExplainCustomScan = join_explain,
+};
 
 /* CreateCustomScanState: the node's state */
-static Node *
+Node *
 join_create_state(CustomScan *cscan)
 {
 	RadiusJoinState  *js = (RadiusJoinState *) newNode(sizeof(RadiusJoinState), T_CustomScanState);
@@ -248,7 +106,7 @@ join_begin(CustomScanState *node, EState *estate, int eflags)
 											 &TTSOpsMinimalTuple);
 	/* rows come from a tuplestore or the projection: no fixed slot type */
 	node->ss.ps.resultopsfixed = false;
-	plan_row_storage(js, cscan);
+	join_plan_row_storage(js, cscan);
 	js->self_fails = js->shared &&
 		self_pair_fails(js, list_nth(cscan->custom_exprs, EXPR_JOINQUALS));
 }
@@ -322,7 +180,7 @@ load_row(RadiusJoinState *js, JoinSide *side, uint64 row)
 		}
 	}
 	else
-		fill_side(js, side, side_fetch(js, side, row));
+		join_fill_side(js, side, join_side_fetch(js, side, row));
 }
 
 /* the target list on the scan tuple (which is the result when they match) */
@@ -354,8 +212,8 @@ check_pair(RadiusJoinState *js, uint64 o, uint64 i)
 		load_row(js, &js->side[0], o);
 	else
 	{
-		slot = side_fetch(js, &js->side[0], o);
-		fill_side(js, &js->side[0], slot);
+		slot = join_side_fetch(js, &js->side[0], o);
+		join_fill_side(js, &js->side[0], slot);
 	}
 	if (js->side[1].compact)
 		load_row(js, &js->side[1], i);
@@ -363,8 +221,8 @@ check_pair(RadiusJoinState *js, uint64 o, uint64 i)
 	{
 		/* a row paired with itself (shared inputs) is read once */
 		if (slot == NULL || !js->shared || o != i)
-			slot = side_fetch(js, &js->side[1], i);
-		fill_side(js, &js->side[1], slot);
+			slot = join_side_fetch(js, &js->side[1], i);
+		join_fill_side(js, &js->side[1], slot);
 	}
 	ExecStoreVirtualTuple(scan);
 	ResetExprContext(econtext);
@@ -547,7 +405,7 @@ read_side(RadiusJoinState *js, int s, PairSearch *search, bool all_pairs, Size r
 	bool		mark_hashed = all_pairs || (js->shared && !js->self_fails && search != NULL);
 
 	ExecClearTuple(scan);
-	clear_side(js, &js->side[1 - s]);
+	join_clear_side(js, &js->side[1 - s]);
 	for (;;)
 	{
 		TupleTableSlot *slot = ExecProcNode(side->ps);
@@ -566,7 +424,7 @@ read_side(RadiusJoinState *js, int s, PairSearch *search, bool all_pairs, Size r
 		{
 			slot_getallattrs(slot);
 			ExecClearTuple(scan);
-			fill_side(js, side, slot);
+			join_fill_side(js, side, slot);
 			ExecStoreVirtualTuple(scan);
 			ResetExprContext(econtext);
 			econtext->ecxt_scantuple = scan;
@@ -590,10 +448,10 @@ read_side(RadiusJoinState *js, int s, PairSearch *search, bool all_pairs, Size r
 			if (!isnull && mark_hashed)
 				side->hashed[side->nrows / 8] |= 1 << (side->nrows % 8);
 		}
-		side_keep(js, side, slot);
+		join_side_keep(js, side, slot);
 		if (side->file == NULL &&
 			js->side[0].mem + js->side[1].mem > row_budget)
-			side_spill(js, side);
+			join_side_spill(js, side);
 	}
 }
 
@@ -790,7 +648,7 @@ join_exec(CustomScanState *node)
 			continue;
 		ExecClearTuple(scan);
 		load_row(js, &js->side[0], o);
-		clear_side(js, &js->side[1]);
+		join_clear_side(js, &js->side[1]);
 		ExecStoreVirtualTuple(scan);
 		ResetExprContext(econtext);
 		econtext->ecxt_scantuple = scan;

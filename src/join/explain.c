@@ -1,3 +1,14 @@
+/*
+ * src/join/explain.c
+ *		EXPLAIN of the radius join: the join type, the condition, the table
+ *		groups planned or searched and, with ANALYZE, the pairs checked and
+ *		the bytes spilled, by all processes and (VERBOSE) by each worker.
+ */
+#include "join.h"
+
+#include "nodes/makefuncs.h"
+#include "utils/ruleutils.h"
+
 /* the join type as EXPLAIN names it */
 static const char *
 join_type_name(JoinType jointype)
@@ -63,7 +74,7 @@ explain_workers(CustomScanState *node, ExplainState *es)
 }
 
 /* EXPLAIN: the join type, the condition, its table groups, the work done */
-static void
+void
 join_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	RadiusJoinState  *js = (RadiusJoinState *) node;

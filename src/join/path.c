@@ -1,17 +1,39 @@
-/* ---------------------------------------------------------------------
- * Planning
- * ---------------------------------------------------------------------
+/*
+ * src/join/path.c
+ *		The radius join's paths: the planner hook (set_join_pathlist_hook)
+ *		that recognises `a.h <~> b.h <= k` between two relations (or a
+ *		relation and itself, or subqueries) and offers a CustomPath
+ *		("SimhashJoin"), serial or partial, with its cost; and the join's
+ *		registration at load time.  Design: src/join/README.md.
  */
+#include "join.h"
 
-/* the number of blocks for radius k: simhash.join_blocks if valid, else k + 2 */
-static int
-join_nblocks(int k)
-{
-	if (simhash_join_blocks > 0 &&
-		simhash_blocks_validate(simhash_join_blocks, k) == SIMHASH_BLOCKS_OK)
-		return simhash_join_blocks;
-	return Min(k + 2, SIMHASH_MAX_BLOCKS);
-}
+#include <math.h>
+
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/prep.h"
+#include "optimizer/paths.h"
+#include "optimizer/restrictinfo.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/lsyscache.h"
+
+#include "shared/pair_search.h"
+#include "types/planner.h"
+
+static set_join_pathlist_hook_type prev_join_pathlist_hook = NULL;
+
+/* the path's methods: the plan is made by plan.c */
+static const CustomPathMethods join_path_methods = {
+	.CustomName = JOIN_NAME,
+	.PlanCustomPath = join_plan_path,
+};
 
 /*
  * PostgreSQL's estimate of the processes sharing a partial path's rows
@@ -54,7 +76,7 @@ parallel_divisor(Path *path)
 #define JOIN_PAIR_COST		0.07
 
 /*
- * How the join will keep its rows (as plan_row_storage() decides at run
+ * How the join will keep its rows (as join_plan_row_storage() decides at run
  * time, from the plan): the columns of each side used above the join (the
  * join relation's target list, the other join quals and the output quals),
  * and whether all are passed by value (*compact).  Returns the kept width of
@@ -474,35 +496,8 @@ join_pathlist_hook(PlannerInfo *root, RelOptInfo *joinrel,
 void
 simhash_join_init(void)
 {
-	DefineCustomBoolVariable("simhash.enable_join",
-							 "Enables the planner's use of the simhash radius join.",
-							 "The join of two inputs on a condition such as a.h <~> b.h <= 3 by one permuted-table search over both.",
-							 &simhash_enable_join,
-							 true,
-							 PGC_USERSET, 0,
-							 NULL, NULL, NULL);
-	DefineCustomIntVariable("simhash.join_blocks",
-							"Number of blocks of the simhash radius join's search (0: distance + 2).",
-							"Used when valid for the join's distance: more than the distance, and at most " CppAsString2(SIMHASH_MAX_TABLES) " tables.",
-							&simhash_join_blocks,
-							0, 0, SIMHASH_MAX_BLOCKS,
-							PGC_USERSET, 0,
-							NULL, NULL, NULL);
-
-	join_path_methods.CustomName = JOIN_NAME;
-	join_path_methods.PlanCustomPath = join_plan_path;
-
-	join_scan_methods.CustomName = JOIN_NAME;
-	join_scan_methods.CreateCustomScanState = join_create_state;
+	join_define_settings();
 	RegisterCustomScanMethods(&join_scan_methods);
-
-	join_exec_methods.CustomName = JOIN_NAME;
-	join_exec_methods.BeginCustomScan = join_begin;
-	join_exec_methods.ExecCustomScan = join_exec;
-	join_exec_methods.EndCustomScan = join_end;
-	join_exec_methods.ReScanCustomScan = join_rescan;
-	join_exec_methods.ExplainCustomScan = join_explain;
-
 	prev_join_pathlist_hook = set_join_pathlist_hook;
 	set_join_pathlist_hook = join_pathlist_hook;
 }

@@ -1,3 +1,19 @@
+/*
+ * src/join/plan.c
+ *		The radius join's plan: the CustomScan made from the chosen path,
+ *		over the two children's plans (one when the inputs are identical),
+ *		and the scan methods that make its executor node.
+ */
+#include "join.h"
+
+#include "nodes/makefuncs.h"
+
+/* the scan's methods: the executor's node is made by exec.c */
+const CustomScanMethods join_scan_methods = {
+	.CustomName = JOIN_NAME,
+	.CreateCustomScanState = join_create_state,
+};
+
 /* target entries for the columns of a child's output */
 static List *
 child_columns(List *tlist, List *result)
@@ -16,7 +32,7 @@ child_columns(List *tlist, List *result)
 }
 
 /* PlanCustomPath: the CustomScan over the two children's plans */
-static Plan *
+Plan *
 join_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 			   List *tlist, List *clauses, List *custom_plans)
 {

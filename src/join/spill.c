@@ -1,4 +1,22 @@
 /*
+ * src/join/spill.c
+ *		The radius join's kept rows: which columns each side keeps (compact
+ *		arrays of Datums or minimal tuples), in memory within the rows'
+ *		share of the budget, past it in a temporary file; and reading a
+ *		kept row back.
+ */
+#include "join.h"
+
+#include "executor/executor.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "utils/memutils.h"
+
+#include "shared/memory.h"
+
+/*
  * Which columns of each side the rows kept must hold: those the target list,
  * the join quals and the output quals use (the fingerprints are taken when
  * a row is read).  When they are all passed by value, rows are kept as one
@@ -6,8 +24,8 @@
  * header, nothing to deform: the 1M-row self-join keeps one bigint instead
  * of a 40-byte tuple); otherwise as minimal tuples of the child's output.
  */
-static void
-plan_row_storage(RadiusJoinState *js, CustomScan *cscan)
+void
+join_plan_row_storage(RadiusJoinState *js, CustomScan *cscan)
 {
 	JoinSide   *outer = &js->side[0];
 	int			ncols = outer->ncols + js->side[1].ncols;
@@ -75,8 +93,8 @@ plan_row_storage(RadiusJoinState *js, CustomScan *cscan)
 }
 
 /* put slot's columns (all deformed) into side's part of the scan tuple */
-static void
-fill_side(RadiusJoinState *js, JoinSide *side, TupleTableSlot *slot)
+void
+join_fill_side(RadiusJoinState *js, JoinSide *side, TupleTableSlot *slot)
 {
 	TupleTableSlot *scan = js->css.ss.ss_ScanTupleSlot;
 
@@ -96,8 +114,8 @@ fill_side(RadiusJoinState *js, JoinSide *side, TupleTableSlot *slot)
 }
 
 /* the scan slot's columns of one side set to NULL (a null-extended row) */
-static void
-clear_side(RadiusJoinState *js, JoinSide *side)
+void
+join_clear_side(RadiusJoinState *js, JoinSide *side)
 {
 	TupleTableSlot *scan = js->css.ss.ss_ScanTupleSlot;
 
@@ -105,8 +123,8 @@ clear_side(RadiusJoinState *js, JoinSide *side)
 }
 
 /* move a side's rows in memory to a temporary file */
-static void
-side_spill(RadiusJoinState *js, JoinSide *side)
+void
+join_side_spill(RadiusJoinState *js, JoinSide *side)
 {
 	MemoryContext old = MemoryContextSwitchTo(js->cxt);
 
@@ -164,7 +182,7 @@ side_spill(RadiusJoinState *js, JoinSide *side)
 
 /* compact rows: the kept columns' arrays grown from oldcap to side->cap rows */
 static void
-compact_grow(RadiusJoinState *js, JoinSide *side, uint64 oldcap)
+join_compact_grow(RadiusJoinState *js, JoinSide *side, uint64 oldcap)
 {
 	if (side->colvals == NULL)
 	{
@@ -189,8 +207,8 @@ compact_grow(RadiusJoinState *js, JoinSide *side, uint64 oldcap)
 }
 
 /* keep the row in slot as side's row side->nrows */
-static void
-side_keep(RadiusJoinState *js, JoinSide *side, TupleTableSlot *slot)
+void
+join_side_keep(RadiusJoinState *js, JoinSide *side, TupleTableSlot *slot)
 {
 	if (side->nrows == side->cap)
 	{
@@ -204,7 +222,7 @@ side_keep(RadiusJoinState *js, JoinSide *side, TupleTableSlot *slot)
 			side->cap * 2;
 		if (side->compact)
 		{
-			compact_grow(js, side, oldcap);
+			join_compact_grow(js, side, oldcap);
 			goto keep;
 		}
 		if (side->file)
@@ -281,8 +299,8 @@ keep:
 }
 
 /* side's row `row`, in side->slot (deformed) */
-static TupleTableSlot *
-side_fetch(RadiusJoinState *js, JoinSide *side, uint64 row)
+TupleTableSlot *
+join_side_fetch(RadiusJoinState *js, JoinSide *side, uint64 row)
 {
 	MinimalTuple tup;
 
