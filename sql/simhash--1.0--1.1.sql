@@ -626,3 +626,37 @@ BEGIN
 	EXECUTE format('DROP TABLE %s', m.work);
 END $fn$;
 COMMENT ON FUNCTION minhash_groups_citus(regclass, name, name, float8, integer, integer) IS 'minhash_groups of a Citus distributed table: pairs on the workers, groups on the coordinator';
+
+--------------------------------------------------------------------------
+-- issue #28: casts from smallint and numeric to simhash64, so that
+-- $1::simhash64 takes every integer a client driver sends (psycopg sends a
+-- Python int as smallint, integer, bigint or numeric by its size)
+--------------------------------------------------------------------------
+
+CREATE FUNCTION simhash64_from_int2(smallint) RETURNS simhash64
+	AS 'int28' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE CAST (smallint AS simhash64) WITH FUNCTION simhash64_from_int2(smallint);
+
+CREATE FUNCTION simhash64_from_numeric(numeric) RETURNS simhash64
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE CAST (numeric AS simhash64) WITH FUNCTION simhash64_from_numeric(numeric);
+
+--------------------------------------------------------------------------
+-- issue #28: simhash_progress, the progress of running jobs for other
+-- sessions
+--------------------------------------------------------------------------
+
+CREATE FUNCTION simhash_progress_info(
+	OUT pid integer, OUT job text, OUT relid oid, OUT phase text,
+	OUT rows_done bigint, OUT rows_total bigint, OUT pairs_found bigint,
+	OUT started timestamptz)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION simhash_progress_info() IS 'the progress counters of the running simhash jobs (the rows of the view simhash_progress)';
+
+CREATE VIEW simhash_progress AS
+	SELECT pid, job, relid::regclass AS relation, phase, rows_done, rows_total,
+	       pairs_found, started
+	FROM simhash_progress_info();
+COMMENT ON VIEW simhash_progress IS 'running simhash_pairs and simhash_groups jobs: one row per job, from the running backend''s progress slot (own role''s jobs, or all with pg_read_all_stats)';
+GRANT SELECT ON simhash_progress TO PUBLIC;

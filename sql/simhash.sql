@@ -141,6 +141,15 @@ CREATE CAST (bit AS simhash64) WITH FUNCTION bit_to_simhash64(bit);
 CREATE FUNCTION simhash64_from_int4(integer) RETURNS simhash64
 	AS 'int48' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 CREATE CAST (integer AS simhash64) WITH FUNCTION simhash64_from_int4(integer);
+CREATE FUNCTION simhash64_from_int2(smallint) RETURNS simhash64
+	AS 'int28' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE CAST (smallint AS simhash64) WITH FUNCTION simhash64_from_int2(smallint);
+
+-- numeric is the unsigned value (0 .. 2^64-1): what a client sends for an
+-- integer above 2^63-1, so that $1::simhash64 takes any integer a driver sends
+CREATE FUNCTION simhash64_from_numeric(numeric) RETURNS simhash64
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE CAST (numeric AS simhash64) WITH FUNCTION simhash64_from_numeric(numeric);
 
 --------------------------------------------------------------------------
 -- 2. simhash_distance: what <~> returns.  An integer (int4 representation)
@@ -1183,6 +1192,25 @@ BEGIN
 	EXECUTE format('DROP TABLE %s', m.work);
 END $fn$;
 COMMENT ON FUNCTION minhash_groups_citus(regclass, name, name, float8, integer, integer) IS 'minhash_groups of a Citus distributed table: pairs on the workers, groups on the coordinator';
+
+--------------------------------------------------------------------------
+-- progress of long jobs, for other sessions (src/progress.c)
+--------------------------------------------------------------------------
+
+CREATE FUNCTION simhash_progress_info(
+	OUT pid integer, OUT job text, OUT relid oid, OUT phase text,
+	OUT rows_done bigint, OUT rows_total bigint, OUT pairs_found bigint,
+	OUT started timestamptz)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION simhash_progress_info() IS 'the progress counters of the running simhash jobs (the rows of the view simhash_progress)';
+
+CREATE VIEW simhash_progress AS
+	SELECT pid, job, relid::regclass AS relation, phase, rows_done, rows_total,
+	       pairs_found, started
+	FROM simhash_progress_info();
+COMMENT ON VIEW simhash_progress IS 'running simhash_pairs and simhash_groups jobs: one row per job, from the running backend''s progress slot (own role''s jobs, or all with pg_read_all_stats)';
+GRANT SELECT ON simhash_progress TO PUBLIC;
 
 --------------------------------------------------------------------------
 -- 11. privileges.  Functions are executable by PUBLIC unless revoked here.

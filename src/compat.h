@@ -103,6 +103,16 @@ typedef RelFileNode SimhashRelFile;
 #define simhash_relation_ownercheck(relid, role)	pg_class_ownercheck((relid), (role))
 #endif
 
+/*
+ * Entry i (1-based) of this session's snapshot of the backends' status (16
+ * renamed the lookup by position; the old name looks up a backend id)
+ */
+#if PG_VERSION_NUM >= 160000
+#define simhash_local_beentry(i)	pgstat_get_local_beentry_by_index(i)
+#else
+#define simhash_local_beentry(i)	pgstat_fetch_stat_local_beentry(i)
+#endif
+
 /* vacuum_delay_point() outside ANALYZE (18 added the argument) */
 #if PG_VERSION_NUM >= 180000
 #define simhash_vacuum_delay_point()	vacuum_delay_point(false)

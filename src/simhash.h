@@ -69,4 +69,31 @@ extern void simhash_test_hold_init(void);	/* shared/test_hold.c: setting */
 /* shared/test_hold.c: a parallel worker's hold point for tests (first in its entry) */
 extern void simhash_test_hold_point(void);
 
+/* progress.c: a long job's counters, for the view simhash_progress */
+typedef enum SimhashJob
+{
+	SIMHASH_JOB_PAIRS = 1,
+	SIMHASH_JOB_GROUPS
+} SimhashJob;
+
+typedef enum SimhashPhase
+{
+	SIMHASH_PHASE_READING = 1,
+	SIMHASH_PHASE_SEARCHING,
+	SIMHASH_PHASE_GROUPING
+} SimhashPhase;
+
+extern void simhash_progress_begin(SimhashJob job, Oid relid);
+extern void simhash_progress_phase(SimhashPhase phase);
+extern void simhash_progress_rows(int64 done, int64 total);
+extern void simhash_progress_pairs(int64 pairs);
+extern void simhash_progress_add_pairs(int64 more);
+extern void simhash_progress_end(void);
+
+/*
+ * test_hold.c: a job's or an index build's hold point for tests, where it
+ * enters a phase (the job's SimhashPhase; an index build's subphase number)
+ */
+extern void simhash_test_hold_phase(int phase);
+
 #endif							/* SIMHASH_H */

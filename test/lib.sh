@@ -97,8 +97,13 @@ run_tap_dir() {
 	SIMHASH_TAPDIR=$(mktemp -d /tmp/simhash-tap.XXXXXX)
 	cp -r "$SIMHASH_ROOT/$dir/t" "$SIMHASH_TAPDIR/t"
 	cp "$SIMHASH_ROOT/README.md" "$SIMHASH_TAPDIR/"
+	# the 1.0 release's sources, for t/037 (it builds the 1.0 library)
+	mkdir "$SIMHASH_TAPDIR/simhash-1.0"
+	git -C "$SIMHASH_ROOT" archive 8ec87ac 2>/dev/null | tar -x -C "$SIMHASH_TAPDIR/simhash-1.0" 2>/dev/null ||
+		rm -rf "$SIMHASH_TAPDIR/simhash-1.0"
 	[ "$(id -u)" -eq 0 ] && chown -R postgres "$SIMHASH_TAPDIR"
 	(cd "$SIMHASH_TAPDIR" && as_cluster_user env TESTDIR="$SIMHASH_TAPDIR" PATH="$PGBIN:$PATH" \
+		SIMHASH_V10_SRC="$SIMHASH_TAPDIR/simhash-1.0" \
 		PG15_BIN="${PG15_BIN:-/usr/lib/postgresql/15/bin}" \
 		PG_REGRESS="$pgxs/../test/regress/pg_regress" \
 		prove -I "$pgxs/../test/perl" -I "$SIMHASH_TAPDIR/t" "$@") >"$SIMHASH_TAPDIR/prove.log" 2>&1

@@ -122,6 +122,10 @@ regress_and_tap() {
 	[ $rc -ne 0 ] && [ "$t_bad" -eq 0 ] && t_bad=1
 	passed=$((passed + t_ok)); failed=$((failed + t_bad))
 	say "TAP on PostgreSQL $1: $t_ok passed, $t_bad failed"
+	# a TAP file that skips (t/037 without the 1.0 sources or a 1.0 build)
+	for t in $(sed -nE 's|^t/([0-9]+)_.* skipped:.*|\1|p' "$SIMHASH_TAPDIR/prove.log"); do
+		skip "tap$t-pg$1" "$(sed -nE "s|^t/${t}_.* skipped: ||p" "$SIMHASH_TAPDIR/prove.log")"
+	done
 	[ $rc -eq 0 ] && rm -rf "$SIMHASH_TAPDIR"
 }
 

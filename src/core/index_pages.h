@@ -62,6 +62,19 @@
 #define SV_KEY_LEAF		8
 
 /*
+ * Kinds a reader may ask sv_check_page() for that name how to read a page,
+ * not a kind stored on it:
+ *	- SV_FORMAT1_LEAF: a leaf of a run written by format 1 (stored kind
+ *	  SV_LEAF, in every table's tree): up to SV_PAGE_ITEMS 16-byte entries
+ *	  (hash, TID, flags), as on a pending page (index/format1.c);
+ *	- SV_ANY_LEAF: a leaf of either format (stored kind SV_LEAF or
+ *	  SV_KEY_LEAF) whose contents the reader does not use (a walk that
+ *	  frees a run's pages).
+ */
+#define SV_FORMAT1_LEAF	0x0104
+#define SV_ANY_LEAF		0x0100
+
+/*
  * A full transaction id (epoch and xid), 8 bytes: the server's
  * FullTransactionId, which index/am.h names as SV_FULL_XID before it
  * includes this file; the same layout here.
@@ -117,7 +130,7 @@ typedef struct SvRunHeader
 typedef struct SvRunRef
 {
 	uint32_t	header;
-	uint32_t	pad;
+	uint32_t	format;
 	uint64_t	nentries;
 	uint64_t	generation;
 } SvRunRef;
@@ -151,6 +164,9 @@ typedef struct SvRetired
 #define SV_MAX_LANES	8
 #define SV_MAGIC		0x53485831	/* "SHX1" */
 #define SV_VERSION		2
+#define SV_VERSION1		1	/* the format of release 1.0 (index/format1.c) */
+#define SV_RUN_FORMAT1	1	/* SvRunRef.format of a run written by format 1 */
+#define SV_DEFAULT_LANES 4
 #define SV_MAX_INDEX_TABLES SIMHASH_MAX_INDEX_TABLES
 #define SV_RETIRED_PER_PAGE ((SV_BLCKSZ - SV_PAGE_HEADER - SV_SPECIAL) / (int) sizeof(SvRetired))
 
@@ -172,6 +188,29 @@ typedef struct SvMeta
 	int32_t		nlanes;			/* pending lanes in use, 1..SV_MAX_LANES */
 	SvRetired	retired[SV_MAX_RETIRED];
 } SvMeta;
+
+/*
+ * The metapage of format 1 (release 1.0): one pending and one flushing
+ * list where format 2 has SV_MAX_LANES of each, and padding where format 2
+ * has nlanes.  Its runs have format-1 leaves (SV_FORMAT1_LEAF).
+ */
+typedef struct SvMeta1
+{
+	uint32_t	magic;
+	uint32_t	version;
+	int32_t		nblocks;
+	int32_t		max_distance;
+	int32_t		ntables;
+	int32_t		nruns;
+	uint64_t	next_generation;
+	SvList		pending;
+	SvList		flushing;
+	SvList		nulls;
+	SvRunRef	runs[SV_MAX_RUNS];
+	int32_t		nretired;
+	int32_t		pad;
+	SvRetired	retired[SV_MAX_RETIRED];
+} SvMeta1;
 
 typedef enum SvVerdict
 {
@@ -212,8 +251,22 @@ extern int	sv_page_items(const void *page, uint16_t kind);
 
 /*
  * The format version of a page that is a simhash metapage (its magic
- * number) of another version than SV_VERSION; 0 otherwise.
+ * number) of a version this library does not read (neither SV_VERSION nor
+ * SV_VERSION1); 0 otherwise.
  */
 extern uint32_t sv_meta_other_version(const void *page);
+
+/* Is the page a metapage of format 1 (magic number and version)? */
+extern bool sv_meta_is_format1(const void *page);
+
+/*
+ * The contents of a format-1 metapage in format 2's layout: the pending
+ * and flushing lists become lane 0 of each (the other lanes empty, nlanes
+ * SV_DEFAULT_LANES), every run and retired run is marked SV_RUN_FORMAT1.
+ * The lists' nentries stay format 1's (every entry, the tail page's
+ * included: the caller subtracts the tail's items).  Only the layout is
+ * converted; sv_check_meta() checks the fields.
+ */
+extern void sv_meta_from_format1(const void *page, SvMeta *out);
 
 #endif							/* SIMHASH_AM_VERIFY_H */

@@ -403,6 +403,7 @@ groups_job(FunctionCallInfo fcinfo, int id_type_arg, int max_distance_arg,
 								   ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(jobcxt);
 	dedup_progress_start(&progress, in.fname);
+	simhash_progress_begin(SIMHASH_JOB_GROUPS, in.relid);
 	st.tmpcxt = AllocSetContextCreate(jobcxt, "simhash_groups batch",
 									  ALLOCSET_DEFAULT_SIZES);
 	st.ids = dedup_ids_create(in.id_type);
@@ -436,6 +437,7 @@ groups_job(FunctionCallInfo fcinfo, int id_type_arg, int max_distance_arg,
 		st.uf = dedup_union_create(nrows);
 		pair_search_run(st.search, in.budget - uf, connected_emit, &st);
 		pair_search_free(st.search);
+		simhash_progress_phase(SIMHASH_PHASE_GROUPING);
 		dedup_union_output(st.uf, &in, st.ids, rsinfo, in.budget - uf);
 	}
 	else
@@ -443,12 +445,14 @@ groups_job(FunctionCallInfo fcinfo, int id_type_arg, int max_distance_arg,
 		leader_begin(&st, sort_kb);
 		pair_search_run(st.search, budget, leader_emit, &st);
 		pair_search_free(st.search);
+		simhash_progress_phase(SIMHASH_PHASE_GROUPING);
 		leader_output(&st, nrows, rsinfo, sort_kb, jobcxt);
 		ExecDropSingleTupleTableSlot(st.sort_slot);
 		ExecDropSingleTupleTableSlot(st.read_slot);
 	}
 
 	dedup_ids_close(st.ids);
+	simhash_progress_end();
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(jobcxt);
 	return (Datum) 0;

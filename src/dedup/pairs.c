@@ -87,6 +87,7 @@ pairs_job(FunctionCallInfo fcinfo, int id_type_arg, int max_distance_arg,
 								   ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(jobcxt);
 	dedup_progress_start(&progress, in.fname);
+	simhash_progress_begin(SIMHASH_JOB_PAIRS, in.relid);
 	memset(&st, 0, sizeof(st));
 	st.in = &in;
 	st.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
@@ -105,6 +106,7 @@ pairs_job(FunctionCallInfo fcinfo, int id_type_arg, int max_distance_arg,
 	pair_search_free(st.search);
 	if (st.ids)
 		dedup_ids_close(st.ids);
+	simhash_progress_end();
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(jobcxt);
 	return (Datum) 0;

@@ -230,6 +230,7 @@ dedup_receive(TupleTableSlot *slot, DestReceiver *self)
 	{
 		CHECK_FOR_INTERRUPTS();
 		dedup_progress(&r->progress, "read " UINT64_FORMAT " rows", r->nrows + 1);
+		simhash_progress_rows((int64) r->nrows + 1, -1);
 	}
 	old = MemoryContextSwitchTo(r->rowcxt);
 	r->fn(r->arg, r->nrows, id, hash_isnull, hash);
@@ -274,12 +275,15 @@ dedup_read(DedupInput *in, DedupRowFn fn, void *arg)
 	r.rowcxt = AllocSetContextCreate(CurrentMemoryContext, "simhash dedup row",
 									 ALLOCSET_DEFAULT_SIZES);
 	dedup_progress_start(&r.progress, in->fname);
+	simhash_progress_rows(0, (int64) Max(in->reltuples, 0));
+	simhash_progress_phase(SIMHASH_PHASE_READING);
 
 	/* by a table scan (in parallel workers if worth it) if the input allows */
 	if (dedup_read_parallel(in, fn, arg, &r.nrows, &r.progress))
 	{
 		MemoryContextDelete(r.rowcxt);
 		dedup_progress(&r.progress, "read " UINT64_FORMAT " rows", r.nrows);
+		simhash_progress_rows((int64) r.nrows, (int64) r.nrows);
 		return r.nrows;
 	}
 
@@ -305,6 +309,7 @@ dedup_read(DedupInput *in, DedupRowFn fn, void *arg)
 	MemoryContextDelete(r.rowcxt);
 	pfree(query.data);
 	dedup_progress(&r.progress, "read " UINT64_FORMAT " rows", r.nrows);
+	simhash_progress_rows((int64) r.nrows, (int64) r.nrows);
 	return r.nrows;
 }
 

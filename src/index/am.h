@@ -40,6 +40,7 @@
 
 #define SIMHASH_MAGIC			SV_MAGIC
 #define SIMHASH_VERSION			SV_VERSION	/* the on-disk format */
+#define SIMHASH_VERSION1		SV_VERSION1	/* release 1.0's format, still read (format1.c) */
 #define SIMHASH_METAPAGE_BLKNO	0
 #define SIMHASH_PAGE_ID			SV_PAGE_ID
 
@@ -65,6 +66,9 @@
 #define SIMHASH_FREE		SV_FREE /* recycled; listed in the free space map */
 #define SIMHASH_RETIRED_PAGE SV_RETIRED_PAGE	/* retired items that overflowed the metapage */
 #define SIMHASH_KEY_LEAF	SV_KEY_LEAF /* a leaf of keys only (tables 1 ..) */
+/* how to read a page (simhash_read_page()), not stored kinds: index_pages.h */
+#define SIMHASH_FORMAT1_LEAF SV_FORMAT1_LEAF	/* a format-1 leaf (stored as SIMHASH_LEAF) */
+#define SIMHASH_ANY_LEAF	SV_ANY_LEAF	/* a leaf of any format, contents unused */
 
 /* special space of every page */
 typedef SvOpaque SimhashPageOpaqueData;
@@ -126,6 +130,9 @@ typedef SvRunHeader SimhashRunHeader;
 
 typedef SvRunRef SimhashRunRef;
 typedef SvList SimhashList;
+
+/* SimhashRunRef.format: 0 or SIMHASH_VERSION for a run of format 2 */
+#define SIMHASH_RUN_FORMAT1		SV_RUN_FORMAT1
 
 /* pending lanes: room in the metapage, and how many are used */
 #define SIMHASH_MAX_LANES		SV_MAX_LANES
@@ -397,6 +404,18 @@ extern const struct SimhashProbePlan *simhash_search_plan(const SimhashBlocks *b
 extern BlockNumber simhash_descend_cached(Relation index, const SimhashRunTree *tree,
 										  uint64 generation, uint64 prefix, uint64 mask);
 extern void simhash_inner_cache_seen(Relation index, uint64 next_generation);
+
+/* ---- format1.c: reading indexes written by format 1 (release 1.0) ---- */
+extern void simhash_format1_search_run(Relation index, const SimhashBlocks *blocks,
+									   const SimhashRunRef *run, uint64 center, int radius,
+									   SimhashMatches *out);
+
+/* Is the run one written by format 1 (uncompressed leaves in every tree)? */
+static inline bool
+simhash_run_is_format1(const SimhashRunRef *run)
+{
+	return run->format == SIMHASH_RUN_FORMAT1;
+}
 
 /* ---- leaf.c: the compressed leaves of runs (format: "Format" above) ---- */
 

@@ -402,10 +402,10 @@ simhash_init_metapage(Page page, int nblocks, int max_distance, int ntables)
 }
 
 /*
- * Refuse an index of another on-disk format version (one built by an older
- * release: format 1 had uncompressed leaves, README.md "Format"), with a hint
- * naming the REINDEX that rebuilds it.  The metapage's buffer (locked) is
- * released first: the hint reads the catalog.
+ * Refuse an index of an on-disk format version this library does not read
+ * (one written by a later release), with a hint naming the REINDEX that
+ * rebuilds it.  Formats 1 (release 1.0, format1.c) and 2 are read.  The
+ * metapage's buffer (locked) is released first: the hint reads the catalog.
  */
 static void
 check_version(Relation index, Buffer buffer)
@@ -417,8 +417,8 @@ check_version(Relation index, Buffer buffer)
 	UnlockReleaseBuffer(buffer);
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			 errmsg("simhash index \"%s\" has on-disk format version %u, this version of the extension reads version %d",
-					RelationGetRelationName(index), version, SIMHASH_VERSION),
+			 errmsg("simhash index \"%s\" has on-disk format version %u, this version of the extension reads versions %d to %d",
+					RelationGetRelationName(index), version, SIMHASH_VERSION1, SIMHASH_VERSION),
 			 errhint("Rebuild it with REINDEX INDEX %s.",
 					 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(index)),
 												RelationGetRelationName(index)))));
@@ -438,12 +438,13 @@ check_meta(Relation index, Buffer buffer)
 	if (sv_check_meta(page, index_cache(index)->nblocks, &problem) != SV_OK &&
 		sv_check_meta(page, refresh_nblocks(index), &problem) != SV_OK)
 		simhash_report_corrupt(index, SIMHASH_METAPAGE_BLKNO, problem);
+	/* at the same place in both formats */
 	index_cache(index)->ntables = SimhashPageGetMeta(page)->ntables;
 }
 
-/* The metapage's buffer, locked in mode, checked. */
-Buffer
-simhash_lock_meta(Relation index, int mode)
+/* The metapage's buffer, locked in mode, checked, in any format read. */
+static Buffer
+lock_meta_any_format(Relation index, int mode)
 {
 	Buffer		buffer = simhash_lock_block(index, SIMHASH_METAPAGE_BLKNO, mode, NULL);
 
@@ -451,13 +452,101 @@ simhash_lock_meta(Relation index, int mode)
 	return buffer;
 }
 
-/* A copy of the metapage's contents, checked. */
+/*
+ * A format-1 metapage (checked, its buffer locked) in format 2's layout
+ * (format1.c): lane 0 takes the pending and flushing lists, whose nentries
+ * then count the entries before their tail page, as a lane's do.
+ */
+static void
+meta_from_format1(Relation index, Buffer metabuf, SimhashMetaPageData *meta)
+{
+	SimhashList *lists[2];
+
+	StaticAssertStmt(sizeof(SvMeta) == sizeof(SimhashMetaPageData), "metapage layout");
+	sv_meta_from_format1(BufferGetPage(metabuf), (SvMeta *) meta);
+	lists[0] = &meta->pending[0];
+	lists[1] = &meta->flushing[0];
+	for (int i = 0; i < 2; i++)
+	{
+		Buffer		tail;
+		int			n;
+
+		if (lists[i]->head == InvalidBlockNumber)
+			continue;
+		tail = simhash_read_page(index, lists[i]->tail, BUFFER_LOCK_SHARE, SIMHASH_PENDING,
+								 lists[i]->generation, SIMHASH_READ_META_LOCKED, NULL);
+		n = SimhashPageItems(BufferGetPage(tail));	/* checked */
+		UnlockReleaseBuffer(tail);
+		if ((uint64) n > lists[i]->nentries)
+			simhash_report_corrupt(index, lists[i]->tail,
+								   "A list's tail page holds more entries than the metapage counts.");
+		lists[i]->nentries -= n;
+	}
+}
+
+/*
+ * Rewrite a format-1 metapage (its buffer locked exclusively) in format
+ * 2's layout, in place, as one generic WAL record (format1.c).
+ */
+static void
+upgrade_format1_meta(Relation index, Buffer metabuf)
+{
+	SimhashMetaPageData meta;
+	GenericXLogState *state;
+	Page		page;
+
+	meta_from_format1(index, metabuf, &meta);
+	state = GenericXLogStart(index);
+	page = GenericXLogRegisterBuffer(state, metabuf, GENERIC_XLOG_FULL_IMAGE);
+	memcpy(SimhashPageGetMeta(page), &meta, sizeof(SimhashMetaPageData));
+	((PageHeader) page)->pd_lower =
+		((char *) SimhashPageGetMeta(page) + sizeof(SimhashMetaPageData)) - (char *) page;
+	GenericXLogFinish(state);
+}
+
+/*
+ * The metapage's buffer, locked in mode, checked, in format 2's layout: a
+ * writer's access.  The first one after an upgrade from release 1.0
+ * rewrites a format-1 metapage in place (format1.c); readers copy it with
+ * simhash_read_meta(), which converts without writing (as on a standby).
+ */
+Buffer
+simhash_lock_meta(Relation index, int mode)
+{
+	Buffer		buffer = lock_meta_any_format(index, mode);
+
+	if (!sv_meta_is_format1(BufferGetPage(buffer)))
+		return buffer;
+	if (mode != BUFFER_LOCK_EXCLUSIVE)
+	{
+		LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
+		LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
+		check_meta(index, buffer);
+	}
+	if (sv_meta_is_format1(BufferGetPage(buffer)))
+		upgrade_format1_meta(index, buffer);
+	if (mode != BUFFER_LOCK_EXCLUSIVE)
+	{
+		LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
+		LockBuffer(buffer, mode);
+		check_meta(index, buffer);
+	}
+	return buffer;
+}
+
+/*
+ * A copy of the metapage's contents, checked, in format 2's layout (a
+ * format-1 metapage converted, not written).
+ */
 void
 simhash_read_meta(Relation index, SimhashMetaPageData *meta)
 {
-	Buffer		buffer = simhash_lock_meta(index, BUFFER_LOCK_SHARE);
+	Buffer		buffer = lock_meta_any_format(index, BUFFER_LOCK_SHARE);
 
-	memcpy(meta, SimhashPageGetMeta(BufferGetPage(buffer)), sizeof(SimhashMetaPageData));
+	if (sv_meta_is_format1(BufferGetPage(buffer)))
+		meta_from_format1(index, buffer, meta);
+	else
+		memcpy(meta, SimhashPageGetMeta(BufferGetPage(buffer)), sizeof(SimhashMetaPageData));
 	UnlockReleaseBuffer(buffer);
 	simhash_inner_cache_seen(index, meta->next_generation);
 }

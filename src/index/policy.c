@@ -159,7 +159,7 @@ simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 		SimhashRunRef *ref = &meta.runs[meta.nruns++];
 
 		ref->header = newheader;
-		ref->pad = 0;
+		ref->format = SIMHASH_VERSION;
 		ref->nentries = newcount;
 		ref->generation = generation;
 	}

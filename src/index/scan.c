@@ -339,8 +339,14 @@ gather(IndexScanDesc scan, uint64 center, int radius, int lo, int hi)
 
 	batch_begin(&so->batch);
 	for (int i = 0; i < so->meta->nruns; i++)
-		simhash_search_run(scan->indexRelation, &so->blocks, &so->meta->runs[i],
-						   center, radius, &found);
+	{
+		if (simhash_run_is_format1(&so->meta->runs[i]))
+			simhash_format1_search_run(scan->indexRelation, &so->blocks, &so->meta->runs[i],
+									   center, radius, &found);
+		else
+			simhash_search_run(scan->indexRelation, &so->blocks, &so->meta->runs[i],
+							   center, radius, &found);
+	}
 	for (int i = 0; i < so->meta->nlanes; i++)
 	{
 		simhash_search_list(scan->indexRelation, &so->meta->flushing[i], center, radius, &found);

@@ -29,6 +29,7 @@
 #include "utils/memutils.h"
 
 #include "shared/memory.h"
+#include "simhash.h"
 
 /* a row in a temporary file */
 typedef struct DedupRecord
@@ -395,6 +396,7 @@ pair_search_run(PairSearch *s, Size budget, PairSearchFn fn, void *arg)
 	}
 	dedup_progress(s->progress, "found " UINT64_FORMAT " pairs among " UINT64_FORMAT " fingerprints",
 				   s->npairs, s->nrows);
+	simhash_progress_pairs((int64) s->npairs);
 }
 
 void

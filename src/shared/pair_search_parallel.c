@@ -228,6 +228,7 @@ pair_search_drain(SimhashRowPairs *r, SimhashRowPair *pairs, PairSearchFn fn, vo
 		if (np > 0)
 		{
 			npairs += np;
+			simhash_progress_add_pairs(np);
 			fn(arg, pairs, np);
 		}
 	}
