@@ -19,8 +19,8 @@ DATA_built = sql/simhash--$(EXTVERSION).sql
 # src/core/ is the pure-C core: no server headers (the unit tests and fuzzers
 # compile exactly that folder, which keeps the boundary checked).
 CORE_SRCS = $(sort $(wildcard $(srcdir)/src/core/*.c))
-SERVER_SRCS = $(srcdir)/src/simhash.c $(srcdir)/src/test_hold.c $(srcdir)/src/progress.c \
-	$(sort $(wildcard $(foreach part,types text index dedup join minhash sentences,$(srcdir)/src/$(part)/*.c)))
+SERVER_SRCS = $(srcdir)/src/module.c $(srcdir)/src/progress.c \
+	$(sort $(wildcard $(foreach part,shared types text index dedup join minhash sentences,$(srcdir)/src/$(part)/*.c)))
 OBJS = $(patsubst $(srcdir)/src/%.c,build/%.o,$(CORE_SRCS) $(SERVER_SRCS))
 
 # pg_regress tests: sql/<name>.sql against expected/<name>.out, by subject.

@@ -82,7 +82,7 @@ typedef struct SimhashBlocks
  * The one check of a configuration: SIMHASH_BLOCKS_OK if nblocks and
  * max_distance are in range and C(nblocks, max_distance) is at most
  * max_tables.  The server reports the status with simhash_check_blocks()
- * (src/simhash.c), the one set of messages.
+ * (src/shared/checks.c), the one set of messages.
  */
 extern SimhashBlocksStatus simhash_blocks_check(int nblocks, int max_distance,
 												int max_tables);

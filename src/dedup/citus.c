@@ -95,7 +95,7 @@ bool		simhash_citus_jobs = true;
 static char citus_job[NAMEDATALEN];
 static DedupProgress citus_progress;
 
-/* Called from simhash_dedup_init: the setting simhash.citus_jobs. */
+/* Called from _PG_init: the setting simhash.citus_jobs. */
 void
 dedup_citus_define_gucs(void)
 {

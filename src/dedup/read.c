@@ -30,50 +30,6 @@
 #include "utils/timestamp.h"
 #include "utils/typcache.h"
 
-int			simhash_progress_interval = 10;
-
-/* Called from _PG_init: the dedup jobs' settings. */
-void
-simhash_dedup_init(void)
-{
-	DefineCustomIntVariable("simhash.progress_interval",
-							"Seconds between progress messages of simhash_pairs and simhash_groups.",
-							"0 reports every step; -1 never reports.",
-							&simhash_progress_interval,
-							10, -1, INT_MAX / 1000,
-							PGC_USERSET, GUC_UNIT_S,
-							NULL, NULL, NULL);
-	dedup_parallel_define_gucs();
-	dedup_citus_define_gucs();
-}
-
-void
-dedup_progress_start(DedupProgress *p, const char *fname)
-{
-	p->fname = fname;
-	p->last = GetCurrentTimestamp();
-}
-
-void
-dedup_progress(DedupProgress *p, const char *fmt,...)
-{
-	TimestampTz now;
-	va_list		args;
-	char		buf[256];
-
-	if (simhash_progress_interval < 0)
-		return;
-	now = GetCurrentTimestamp();
-	if (simhash_progress_interval > 0 &&
-		!TimestampDifferenceExceeds(p->last, now, simhash_progress_interval * 1000))
-		return;
-	p->last = now;
-	va_start(args, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, args);
-	va_end(args);
-	ereport(NOTICE, (errmsg("%s: %s", p->fname, buf)));
-}
-
 /* a type of this extension: the one of that name in this function's schema */
 Oid
 dedup_extension_type(FunctionCallInfo fcinfo, const char *name)

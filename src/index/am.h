@@ -29,11 +29,20 @@
 #include "core/blocks.h"
 #include "core/index_leaf.h"
 
-#define SIMHASH_MAGIC			0x53485831	/* "SHX1" */
-#define SIMHASH_VERSION			2	/* the on-disk format (see "Format" above) */
-#define SIMHASH_VERSION1		1	/* release 1.0's format, still read (format1.c) */
+/*
+ * The on-disk format is defined once, in core/index_pages.h (pure C, also
+ * read by the page checks and the fuzz target); the server's code uses its
+ * types under the names below.  A retired item's xid is a
+ * FullTransactionId here.
+ */
+#define SV_FULL_XID FullTransactionId
+#include "core/index_pages.h"
+
+#define SIMHASH_MAGIC			SV_MAGIC
+#define SIMHASH_VERSION			SV_VERSION	/* the on-disk format */
+#define SIMHASH_VERSION1		SV_VERSION1	/* release 1.0's format, still read (format1.c) */
 #define SIMHASH_METAPAGE_BLKNO	0
-#define SIMHASH_PAGE_ID			0xFF8A
+#define SIMHASH_PAGE_ID			SV_PAGE_ID
 
 /* reloption defaults and limits */
 #define SIMHASH_DEFAULT_BLOCKS			4
@@ -49,26 +58,20 @@
 #define SIMHASH_DISTANCE_STRATEGY		2	/* ORDER BY simhash64 <~> simhash64 */
 
 /* page kinds */
-#define SIMHASH_META		1
-#define SIMHASH_RUN_HEADER	2
-#define SIMHASH_INNER		3
-#define SIMHASH_LEAF		4
-#define SIMHASH_PENDING		5
-#define SIMHASH_FREE		6	/* recycled; listed in the free space map */
-#define SIMHASH_RETIRED_PAGE 7	/* retired items that overflowed the metapage */
-#define SIMHASH_KEY_LEAF	8	/* a leaf of keys only (tables 1 ..) */
+#define SIMHASH_META		SV_META
+#define SIMHASH_RUN_HEADER	SV_RUN_HEADER
+#define SIMHASH_INNER		SV_INNER
+#define SIMHASH_LEAF		SV_LEAF
+#define SIMHASH_PENDING		SV_PENDING
+#define SIMHASH_FREE		SV_FREE /* recycled; listed in the free space map */
+#define SIMHASH_RETIRED_PAGE SV_RETIRED_PAGE	/* retired items that overflowed the metapage */
+#define SIMHASH_KEY_LEAF	SV_KEY_LEAF /* a leaf of keys only (tables 1 ..) */
 /* how to read a page (simhash_read_page()), not stored kinds: index_pages.h */
-#define SIMHASH_FORMAT1_LEAF 0x0104	/* a format-1 leaf (stored as SIMHASH_LEAF) */
-#define SIMHASH_ANY_LEAF	0x0100	/* a leaf of any format, contents unused */
+#define SIMHASH_FORMAT1_LEAF SV_FORMAT1_LEAF	/* a format-1 leaf (stored as SIMHASH_LEAF) */
+#define SIMHASH_ANY_LEAF	SV_ANY_LEAF	/* a leaf of any format, contents unused */
 
 /* special space of every page */
-typedef struct SimhashPageOpaqueData
-{
-	uint64		generation;		/* the run or list the page belongs to */
-	BlockNumber next;			/* leaves and pending pages: the next page */
-	uint16		kind;
-	uint16		page_id;		/* SIMHASH_PAGE_ID */
-} SimhashPageOpaqueData;
+typedef SvOpaque SimhashPageOpaqueData;
 
 typedef SimhashPageOpaqueData *SimhashPageOpaque;
 
@@ -116,81 +119,31 @@ StaticAssertDecl(sizeof(SimhashInnerItem) == 16, "SimhashInnerItem must be 16 by
 #define SimhashPageInner(page)		((SimhashInnerItem *) PageGetContents(page))
 
 /* a run's header page: one tree per table */
-typedef struct SimhashRunTree
-{
-	BlockNumber root;
-	uint16		height;			/* 0: the root is a leaf */
-	uint16		pad;
-} SimhashRunTree;
-
-typedef struct SimhashRunHeader
-{
-	uint64		nentries;
-	uint64		ndead;			/* entries marked dead (in each tree) */
-	uint32		ntables;
-	uint32		npages;			/* pages of the run, the header included */
-	SimhashRunTree trees[FLEXIBLE_ARRAY_MEMBER];
-} SimhashRunHeader;
+typedef SvRunTree SimhashRunTree;
+typedef SvRunHeader SimhashRunHeader;
 
 #define SimhashPageRunHeader(page)	((SimhashRunHeader *) PageGetContents(page))
 
 /* the metapage */
-#define SIMHASH_MAX_RUNS	48
-#define SIMHASH_MAX_RETIRED 64
+#define SIMHASH_MAX_RUNS	SV_MAX_RUNS
+#define SIMHASH_MAX_RETIRED SV_MAX_RETIRED
 
-typedef struct SimhashRunRef
-{
-	BlockNumber header;
-	uint32		format;			/* SIMHASH_RUN_FORMAT1: format-1 leaves (format1.c) */
-	uint64		nentries;
-	uint64		generation;
-} SimhashRunRef;
-
-typedef struct SimhashList
-{
-	BlockNumber head;			/* InvalidBlockNumber: empty */
-	BlockNumber tail;
-	uint64		nentries;		/* lanes: before the tail page (see above) */
-	uint64		generation;
-} SimhashList;
+typedef SvRunRef SimhashRunRef;
+typedef SvList SimhashList;
 
 /* SimhashRunRef.format: 0 or SIMHASH_VERSION for a run of format 2 */
-#define SIMHASH_RUN_FORMAT1		1
+#define SIMHASH_RUN_FORMAT1		SV_RUN_FORMAT1
 
 /* pending lanes: room in the metapage, and how many are used */
-#define SIMHASH_MAX_LANES		8
+#define SIMHASH_MAX_LANES		SV_MAX_LANES
 #define SIMHASH_DEFAULT_LANES	4
 
-#define SIMHASH_RETIRED_RUN		1
-#define SIMHASH_RETIRED_LIST	2
-#define SIMHASH_RETIRED_MORE	3	/* a page of further retired items */
+#define SIMHASH_RETIRED_RUN		SV_RETIRED_RUN
+#define SIMHASH_RETIRED_LIST	SV_RETIRED_LIST
+#define SIMHASH_RETIRED_MORE	SV_RETIRED_MORE /* a page of further retired items */
 
-typedef struct SimhashRetired
-{
-	BlockNumber head;			/* run header, or first page of a list */
-	uint16		kind;
-	uint16		pad;
-	FullTransactionId xid;		/* recyclable once no snapshot sees it */
-	uint64		generation;		/* of the run or list (0: a page of items) */
-} SimhashRetired;
-
-typedef struct SimhashMetaPageData
-{
-	uint32		magic;
-	uint32		version;
-	int32		nblocks;
-	int32		max_distance;
-	int32		ntables;
-	int32		nruns;
-	uint64		next_generation;
-	SimhashList pending[SIMHASH_MAX_LANES];	/* appended to by inserts */
-	SimhashList flushing[SIMHASH_MAX_LANES];	/* being sorted into a run */
-	SimhashList nulls;			/* rows whose key is NULL (for ordered scans) */
-	SimhashRunRef runs[SIMHASH_MAX_RUNS];	/* oldest (largest) first */
-	int32		nretired;
-	int32		nlanes;			/* pending lanes in use, 1..SIMHASH_MAX_LANES */
-	SimhashRetired retired[SIMHASH_MAX_RETIRED];
-} SimhashMetaPageData;
+typedef SvRetired SimhashRetired;
+typedef SvMeta SimhashMetaPageData;
 
 #define SimhashPageGetMeta(page)	((SimhashMetaPageData *) PageGetContents(page))
 #define SimhashPageRetired(page)	((SimhashRetired *) PageGetContents(page))

@@ -62,7 +62,9 @@
 #include "utils/rel.h"
 
 #include "am.h"
-#include "dedup/dedup.h"
+#include "shared/memory.h"
+#include "shared/workers.h"
+#include "simhash.h"
 
 #define BUILD_KEY_SHARED	UINT64CONST(0x5348490000000001)
 #define BUILD_KEY_HASHES	UINT64CONST(0x5348490000000002)
@@ -196,7 +198,7 @@ build_tables(BuildShared *sh, const uint64 *hashes, ItemPointerData *tids, int p
 
 	simhash_sort_space_alloc(&space, n);
 	/* room for a tree's pages, kept from table to table (grown if short) */
-	mem = dedup_alloc_huge(CurrentMemoryContext, (Size) memcap * BLCKSZ);
+	mem = simhash_alloc_huge(CurrentMemoryContext, (Size) memcap * BLCKSZ);
 	for (;;)
 	{
 		uint32		t = pg_atomic_fetch_add_u32(&sh->next_table, 1);

@@ -52,6 +52,7 @@
 #include "miscadmin.h"
 #include "optimizer/optimizer.h"
 #include "pgstat.h"
+#include "storage/buffile.h"
 #include "storage/bufmgr.h"
 #include "storage/sharedfileset.h"
 #include "storage/shm_toc.h"
@@ -61,7 +62,8 @@
 #include "utils/snapmgr.h"
 
 #include "am.h"
-#include "dedup/dedup.h"
+#include "shared/workers.h"
+#include "simhash.h"
 
 #define SCAN_KEY_SHARED		UINT64CONST(0x5348530000000001)
 #define SCAN_KEY_TABLESCAN	UINT64CONST(0x5348530000000002)

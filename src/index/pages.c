@@ -117,7 +117,11 @@ simhash_lock_block(Relation index, BlockNumber blkno, int mode,
 	return buffer;
 }
 
-/* the on-disk layout that core/index_pages.h mirrors */
+/*
+ * The index's structures are core/index_pages.h's (am.h); what that header
+ * assumes of PostgreSQL: the block size, the page header, and the retired
+ * items' FullTransactionId (8 bytes, as the core's SvFullXid).
+ */
 StaticAssertDecl(SV_BLCKSZ == BLCKSZ, "core/index_pages.h assumes the block size");
 StaticAssertDecl(SV_PAGE_HEADER == MAXALIGN(SizeOfPageHeaderData), "page header size");
 StaticAssertDecl(SV_SPECIAL == MAXALIGN(sizeof(SimhashPageOpaqueData)), "special size");
@@ -125,30 +129,8 @@ StaticAssertDecl(offsetof(PageHeaderData, pd_lower) == offsetof(SvPageHeader, lo
 				 offsetof(PageHeaderData, pd_upper) == offsetof(SvPageHeader, upper) &&
 				 offsetof(PageHeaderData, pd_special) == offsetof(SvPageHeader, special),
 				 "page header layout");
-StaticAssertDecl(sizeof(SimhashPageOpaqueData) == sizeof(SvOpaque) &&
-				 offsetof(SimhashPageOpaqueData, next) == offsetof(SvOpaque, next) &&
-				 offsetof(SimhashPageOpaqueData, kind) == offsetof(SvOpaque, kind) &&
-				 offsetof(SimhashPageOpaqueData, page_id) == offsetof(SvOpaque, page_id),
-				 "opaque layout");
-StaticAssertDecl(sizeof(SimhashRunTree) == sizeof(SvRunTree) &&
-				 offsetof(SimhashRunHeader, ntables) == offsetof(SvRunHeader, ntables) &&
-				 offsetof(SimhashRunHeader, trees) == offsetof(SvRunHeader, trees),
-				 "run header layout");
-StaticAssertDecl(sizeof(SimhashMetaPageData) == sizeof(SvMeta) &&
-				 offsetof(SimhashMetaPageData, nruns) == offsetof(SvMeta, nruns) &&
-				 offsetof(SimhashMetaPageData, runs) == offsetof(SvMeta, runs) &&
-				 offsetof(SimhashMetaPageData, nretired) == offsetof(SvMeta, nretired) &&
-				 offsetof(SimhashMetaPageData, retired) == offsetof(SvMeta, retired) &&
-				 offsetof(SimhashMetaPageData, nlanes) == offsetof(SvMeta, nlanes) &&
-				 offsetof(SimhashMetaPageData, flushing) == offsetof(SvMeta, flushing) &&
-				 sizeof(SimhashRetired) == sizeof(SvRetired) &&
-				 sizeof(SimhashRunRef) == sizeof(SvRunRef) && sizeof(SimhashList) == sizeof(SvList),
-				 "metapage layout");
-StaticAssertDecl(SV_PAGE_ITEMS == SIMHASH_PAGE_ITEMS && SV_MAX_RUNS == SIMHASH_MAX_RUNS &&
-				 SV_MAX_RETIRED == SIMHASH_MAX_RETIRED && SV_MAX_LANES == SIMHASH_MAX_LANES &&
-				 SV_MAX_INDEX_TABLES == SIMHASH_MAX_INDEX_TABLES &&
-				 SV_PAGE_ID == SIMHASH_PAGE_ID && SV_MAGIC == SIMHASH_MAGIC,
-				 "constants");
+StaticAssertDecl(sizeof(FullTransactionId) == sizeof(uint64), "full transaction id size");
+StaticAssertDecl(SV_PAGE_ITEMS == SIMHASH_PAGE_ITEMS, "items per page");
 
 /*
  * What this backend knows of the index between calls (rd_amcache, freed by

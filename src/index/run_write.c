@@ -12,7 +12,7 @@
 #include "utils/memutils.h"
 
 #include "am.h"
-#include "dedup/dedup.h"
+#include "shared/memory.h"
 
 /* Make room in *in for n more entries. */
 void
@@ -22,8 +22,8 @@ simhash_run_input_reserve(SimhashRunInput *in, size_t n)
 
 	if (in->hashes == NULL)
 	{
-		in->hashes = dedup_alloc_huge(CurrentMemoryContext, Max(need, 64) * sizeof(uint64));
-		in->tids = dedup_alloc_huge(CurrentMemoryContext, Max(need, 64) * sizeof(ItemPointerData));
+		in->hashes = simhash_alloc_huge(CurrentMemoryContext, Max(need, 64) * sizeof(uint64));
+		in->tids = simhash_alloc_huge(CurrentMemoryContext, Max(need, 64) * sizeof(ItemPointerData));
 		return;
 	}
 	in->hashes = repalloc_huge(in->hashes, Max(need, 64) * sizeof(uint64));
@@ -39,10 +39,10 @@ void
 simhash_sort_space_alloc(SimhashSortSpace *space, size_t n)
 {
 	n = Max(n, 1);
-	space->keys = dedup_alloc_huge(CurrentMemoryContext, n * sizeof(uint64));
-	space->tmpkeys = dedup_alloc_huge(CurrentMemoryContext, n * sizeof(uint64));
-	space->order = dedup_alloc_huge(CurrentMemoryContext, n * sizeof(uint32));
-	space->tmporder = dedup_alloc_huge(CurrentMemoryContext, n * sizeof(uint32));
+	space->keys = simhash_alloc_huge(CurrentMemoryContext, n * sizeof(uint64));
+	space->tmpkeys = simhash_alloc_huge(CurrentMemoryContext, n * sizeof(uint64));
+	space->order = simhash_alloc_huge(CurrentMemoryContext, n * sizeof(uint32));
+	space->tmporder = simhash_alloc_huge(CurrentMemoryContext, n * sizeof(uint32));
 }
 
 /* Free what simhash_sort_space_alloc() allocated. */

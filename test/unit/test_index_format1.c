@@ -52,7 +52,7 @@ format1_meta(void)
 	m->flushing = (SvList) {SV_INVALID_BLOCK, SV_INVALID_BLOCK, 0, 0};
 	m->nulls = (SvList) {50, 50, 3, 11};
 	m->nretired = 1;
-	m->retired[0] = (SvRetired) {60, 1, 0, 123, 2};
+	m->retired[0] = (SvRetired) {60, 1, 0, {123}, 2};
 	((SvPageHeader *) page)->lower = SV_PAGE_HEADER + sizeof(SvMeta1);
 	return m;
 }
@@ -90,7 +90,7 @@ test_meta(void)
 		CHECK(empty == SV_MAX_LANES - 1, "converted: the other lanes are empty");
 	}
 	CHECK(c.nulls.head == 50 && c.nulls.nentries == 3, "converted: the nulls list kept");
-	CHECK(c.nretired == 1 && c.retired[0].head == 60 && c.retired[0].xid == 123,
+	CHECK(c.nretired == 1 && c.retired[0].head == 60 && c.retired[0].xid.value == 123,
 		  "converted: the retired items kept");
 
 	/* its fields are checked as format 2's are */
