@@ -40,17 +40,21 @@ import gettext
 import glob
 import gzip
 import hashlib
-import html.parser
 import json
 import os
 import random
 import re
 import subprocess
+import sys
 import tempfile
+import unicodedata
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cjk_corpus import Paras  # noqa: E402  (the HTML paragraph reader)
 
 PACKAGES = ["manpages-zh", "fortunes-zh", "debian-edu-doc-zh-cn", "manpages", "unicode-data", "opencc"]
 SEED = 30030
-VERSION = 2  # bump when the output changes, so --if-needed rebuilds
+VERSION = 3  # bump when the output changes, so --if-needed rebuilds
 MIN_CHARS, MAX_CHARS = 150, 2500
 RATES = [1, 2, 3, 5, 10]
 PER_SOURCE = {"man": 700, "fortune": 500, "edu": 400, "mo": 700}
@@ -77,6 +81,7 @@ LOOKALIKE = ("己已巳 未末 戊戌戍 人入 土士 日曰 大太犬 天夫 �
 
 
 def cjk_count(s):
+    """The number of CJK ideographs in s."""
     return len(CJK_RE.findall(s))
 
 
@@ -155,7 +160,7 @@ def roff_sections(src):
     return sections
 
 
-def chunk_paragraphs(paras, rng, lang):
+def chunk_paragraphs(paras, rng):
     """Greedy passages of MIN_CHARS..MAX_CHARS characters from paragraphs."""
     out, cur = [], []
     target = rng.randint(MIN_CHARS, 1200)
@@ -177,7 +182,8 @@ def chunk_paragraphs(paras, rng, lang):
     return [x for x in out if len(x) <= MAX_CHARS]
 
 
-def man_documents(root, lang, rng):
+def man_documents(root):
+    """(page name, paragraphs) of every man page under root (links and .so pages skipped)."""
     docs = []
     seen = set()
     for path in sorted(glob.glob(os.path.join(root, "man*", "*.gz"))):
@@ -197,6 +203,7 @@ def man_documents(root, lang, rng):
 
 
 def fortune_documents(rng):
+    """Consecutive fortunes grouped into documents of 150-1,000 characters."""
     docs = []
     for fname in ("chinese", "song100", "tang300"):
         path = "/usr/share/games/fortunes/" + fname
@@ -215,47 +222,30 @@ def fortune_documents(rng):
     return docs
 
 
-class _Blocks(html.parser.HTMLParser):
-    """Text of block elements, with h1/h2 starting a new chapter."""
-    BLOCKS = {"p", "li", "pre", "td", "th", "dd", "dt", "h1", "h2", "h3", "h4", "div"}
+class Chapters(Paras):
+    """Paras' paragraphs, split into chapters at <h1> and <h2>."""
 
     def __init__(self):
         super().__init__()
-        self.chapters, self.cur, self.buf, self.skip = [[]], None, [], 0
+        self.chapters = [self.paras]
 
     def handle_starttag(self, tag, attrs):
-        if tag in ("script", "style"):
-            self.skip += 1
-        if tag in self.BLOCKS:
-            self._flush()
+        super().handle_starttag(tag, attrs)
         if tag in ("h1", "h2"):
-            self.chapters.append([])
-
-    def handle_endtag(self, tag):
-        if tag in ("script", "style"):
-            self.skip -= 1
-        if tag in self.BLOCKS:
-            self._flush()
-
-    def handle_data(self, data):
-        if not self.skip:
-            self.buf.append(data)
-
-    def _flush(self):
-        t = re.sub(r"\s+", " ", "".join(self.buf)).strip()
-        self.buf = []
-        if t:
-            self.chapters[-1].append(t)
+            self.paras = []
+            self.chapters.append(self.paras)
 
 
 def edu_documents(rng):
-    p = _Blocks()
+    """The Debian Edu manual's chapters (the bookworm edition only: the bullseye one repeats it)."""
+    p = Chapters()
     p.feed(open("/usr/share/doc/debian-edu-doc-zh-cn/debian-edu-bookworm-manual.html", encoding="utf-8").read())
-    p._flush()
+    p.flush()
     return [("bookworm#%d" % i, ch) for i, ch in enumerate(p.chapters) if ch]
 
 
 def mo_documents(rng):
+    """(domain, translated messages) of the zh_CN catalogues, those of bench/cjk_corpus.py excepted."""
     docs = []
     for path in sorted(glob.glob("/usr/share/locale/zh_CN/LC_MESSAGES/*.mo")):
         dom = os.path.basename(path)[:-3]
@@ -280,9 +270,10 @@ def mo_documents(rng):
 # ---------------------------------------------------------------- passages
 
 def passages(docs, lang, rng, source):
+    """The passages of every document that are mostly Chinese (zh) or English prose (en)."""
     out = []
     for name, paras in docs:
-        for body in chunk_paragraphs(paras, rng, lang):
+        for body in chunk_paragraphs(paras, rng):
             if lang == "zh" and cjk_ratio(body) < 0.3:
                 continue
             if lang == "en" and (cjk_ratio(body) > 0 or len(WORD_RE.findall(body)) * 6 < len(body) * 0.6):
@@ -292,8 +283,9 @@ def passages(docs, lang, rng, source):
 
 
 def grams(s, n=5):
+    """The set of character n-grams of s without white space."""
     s = re.sub(r"\s+", "", s)
-    return {hash(s[i:i + n]) for i in range(max(0, len(s) - n + 1))}
+    return {s[i:i + n] for i in range(max(0, len(s) - n + 1))}
 
 
 def drop_near_duplicates(items):
@@ -351,7 +343,6 @@ class ZhTypos:
 
     @staticmethod
     def _toneless(p):
-        import unicodedata
         return "".join(c for c in unicodedata.normalize("NFD", p) if not unicodedata.combining(c))
 
     def typo(self, c, rng):
@@ -372,6 +363,7 @@ KEYB = "qwertyuiop asdfghjkl zxcvbnm"
 
 
 def en_typo(w, rng):
+    """w with two letters swapped, one replaced by a keyboard neighbour, dropped or doubled."""
     if len(w) < 3:
         return w + w[-1]
     i = rng.randrange(len(w) - 1)
@@ -390,6 +382,7 @@ def en_typo(w, rng):
 
 
 def edit_zh(body, n_units, rng, freq_chars, freq_w, typos):
+    """body with n_units CJK characters edited by a mix of the five kinds; (text, units edited)."""
     s = list(body)
     done = 0
     ops = ["sub", "ins", "del", "typo", "wswap"]
@@ -422,6 +415,7 @@ def edit_zh(body, n_units, rng, freq_chars, freq_w, typos):
 
 
 def edit_en(body, n_units, rng, vocab, vocab_w):
+    """body with n_units words edited by a mix of the five kinds; (text, units edited)."""
     toks = re.split(r"(\s+)", body)
     done = 0
     ops = ["sub", "ins", "del", "typo", "wswap"]
@@ -451,6 +445,7 @@ def edit_en(body, n_units, rng, vocab, vocab_w):
 
 
 def swap_sentences(body, lang, rng):
+    """body with two adjacent sentences swapped, or None when it has no two."""
     if lang == "zh":
         parts = [p for p in re.split(r"(?<=[。！？；!?\n])", body) if p]
     else:
@@ -483,9 +478,10 @@ def opencc_convert(texts, config):
 
 
 def build(out_path):
+    """Originals and variants, written to out_path; returns the rows."""
     rng = random.Random(SEED)
     zh = []
-    for source, fn in (("man", lambda r: man_documents("/usr/share/man/zh_CN", "zh", r)),
+    for source, fn in (("man", lambda r: man_documents("/usr/share/man/zh_CN")),
                        ("fortune", fortune_documents), ("edu", edu_documents), ("mo", mo_documents)):
         items = passages(fn(rng), "zh", rng, source)
         rng.shuffle(items)
@@ -497,7 +493,7 @@ def build(out_path):
         if per[it["source"]] < PER_SOURCE[it["source"]]:
             per[it["source"]] += 1
             zh_kept.append(it)
-    en = passages(man_documents("/usr/share/man", "en", rng), "en", rng, "man")
+    en = passages(man_documents("/usr/share/man"), "en", rng, "man")
     rng.shuffle(en)
     en = drop_near_duplicates(en[:EN_PASSAGES * 2])[:EN_PASSAGES]
     originals = zh_kept + en
