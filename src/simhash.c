@@ -30,6 +30,7 @@ _PG_init(void)
 	simhash_index_init();
 	simhash_dedup_init();
 	simhash_join_init();
+	simhash_test_hold_init();
 	MarkGUCPrefixReserved("simhash");
 }
 

@@ -64,5 +64,9 @@ extern void simhash_blocks_init_checked(SimhashBlocks *b, int32 blocks,
 extern void simhash_index_init(void);	/* index/handler.c: reloptions */
 extern void simhash_dedup_init(void);	/* dedup/read.c: settings */
 extern void simhash_join_init(void);	/* join/scan.c: settings, hook */
+extern void simhash_test_hold_init(void);	/* test_hold.c: setting */
+
+/* test_hold.c: a parallel worker's hold point for tests (first in its entry) */
+extern void simhash_test_hold_point(void);
 
 #endif							/* SIMHASH_H */

@@ -1,6 +1,6 @@
 /*
  * dedup/citus.c
- *		The dedup jobs on Citus distributed tables (issue #15).
+ *		The dedup jobs on Citus distributed tables.
  *
  * The extension does not depend on Citus: it must load, and every job must
  * work, on a server without it.  Citus is recognised at run time by its

@@ -10,7 +10,7 @@
  *		  (DedupIds), and progress NOTICEs;
  *		- read_parallel.c: the same read by a parallel table scan in
  *		  parallel workers and the leader, for the inputs a heap scan reads
- *		  as the SPI query would (issue #14);
+ *		  as the SPI query would;
  *		- search.c: the pair search within maintenance_work_mem: rows
  *		  in memory, or split into temporary files by the bits of each table
  *		  group's block (see blocks.h, rowpairs.h), part by part;

@@ -1,7 +1,7 @@
 /*
  * parallel.c
  *		The in-memory pair search of simhash_pairs() and simhash_groups()
- *		(search.c) split across parallel workers (issue #14).
+ *		(search.c) split across parallel workers.
  *
  * Design.  The search's tables come in groups: group c holds the tables
  * whose first chosen block is c (simhash_table_group()), and a pair is
@@ -157,9 +157,7 @@ bucket_bits_for(uint64 n)
  * dedup_alloc_huge() with the pages faulted in at once (Linux 5.14's
  * MADV_POPULATE_WRITE; elsewhere nothing more): a worker writes all of
  * these arrays, and where huge pages cannot be had one fault per 4kB page
- * cost about 15 us on the project's virtual machine, several times what
- * populating costs (a worker's read of the rows: 50-78 ms CPU per 2M rows
- * before, 18-26 after).
+ * costs several times what populating them at once does.
  */
 static void *
 alloc_populated(Size size)
@@ -506,6 +504,8 @@ dedup_parallel_main(dsm_segment *seg, shm_toc *toc)
 	char		name[MAXPGPATH];
 	BufFile    *file;
 	DedupClock	clock;
+
+	simhash_test_hold_point();
 
 	SharedFileSetAttach(&sh->fileset, seg);
 	dedup_clock_start(&clock);

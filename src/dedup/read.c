@@ -120,7 +120,7 @@ dedup_input_init_columns(DedupInput *in, FunctionCallInfo fcinfo, const char *fn
 	in->hash_column = name_arg(fcinfo, 2, value_arg, fname);
 
 	/*
-	 * Lock first, as a query would (issue #10): the column types checked
+	 * Lock first, as a query would: the column types checked
 	 * below then cannot change (ALTER COLUMN ... TYPE needs an
 	 * AccessExclusiveLock) before the read, which trusts them (a by-value
 	 * datum read as a pointer otherwise).  A relation dropped before the
@@ -217,7 +217,7 @@ dedup_input_init(DedupInput *in, FunctionCallInfo fcinfo, const char *fname,
 	/*
 	 * blocks: NULL chooses max_distance + 2, usually the fastest (a valid
 	 * number of blocks, so that an out-of-range max_distance is what the
-	 * check names: issue #17)
+	 * check names)
 	 */
 	blocks = PG_ARGISNULL(blocks_arg) ?
 		Max(Min(max_distance + 2, SIMHASH_MAX_BLOCKS), 1) : PG_GETARG_INT32(blocks_arg);

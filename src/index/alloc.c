@@ -1,7 +1,7 @@
 /*
  * alloc.c
- *		Where the simhash index (design: am.h) puts new pages, and whether
- *		VACUUM may recycle what it has just replaced (issue #13, goal 2).
+ *		Where the simhash index (design: README.md) puts new pages, and whether
+ *		VACUUM may recycle what it has just replaced.
  *
  * The file's size is its high-water mark, so new pages are taken from the
  * free space map lowest-first: runs fill the holes at the start of the
@@ -29,7 +29,7 @@
 /* this backend's allocation cursor, for one index (by relfilenode) */
 typedef struct AllocCursor
 {
-	RelFileNode node;
+	SimhashRelFile node;
 	BlockNumber from;			/* no free page below it, as far as we know */
 	BlockNumber floor;			/* never take pages below it ... */
 	LocalTransactionId floor_xact;	/* ... in this transaction */
@@ -41,17 +41,17 @@ static AllocCursor cursor;
 static AllocCursor *
 index_cursor(Relation index)
 {
-	if (!RelFileNodeEquals(cursor.node, index->rd_node))
+	if (!SimhashRelFileEquals(cursor.node, SimhashRelationFile(index)))
 	{
-		cursor.node = index->rd_node;
+		cursor.node = SimhashRelationFile(index);
 		cursor.from = SIMHASH_METAPAGE_BLKNO + 1;
 		cursor.floor = SIMHASH_METAPAGE_BLKNO + 1;
 	}
-	if (cursor.floor_xact != MyProc->lxid)
+	if (cursor.floor_xact != SimhashMyLocalTransactionId())
 	{
 		/* a floor set by a transaction that failed half-way */
 		cursor.floor = SIMHASH_METAPAGE_BLKNO + 1;
-		cursor.floor_xact = MyProc->lxid;
+		cursor.floor_xact = SimhashMyLocalTransactionId();
 	}
 	return &cursor;
 }
@@ -161,7 +161,7 @@ simhash_without_free_tail(Relation index, BlockNumber nblocks, BufferAccessStrat
 		UnlockReleaseBuffer(buffer);
 		if (!is_free)
 			break;
-		vacuum_delay_point();
+		simhash_vacuum_delay_point();
 	}
 	return keep;
 }

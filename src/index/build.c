@@ -1,6 +1,6 @@
 /*
  * build.c
- *		CREATE INDEX for the simhash access method (design: am.h): read the heap once,
+ *		CREATE INDEX for the simhash access method (design: README.md): read the heap once,
  *		collect (hash, TID) of every non-NULL row, and write them as one
  *		run (sorted per table); WAL for the new pages at the end.  Within
  *		maintenance_work_mem: each chunk that fills it is written as a run,
@@ -78,7 +78,7 @@ free_build_page(Relation index, BlockNumber blkno, void *arg)
  * again: copy it into the lowest pages (a merge of that one run; it fits,
  * the chunks held the same entries in no fewer pages), free its pages and
  * cut them off the end of the file, so that a chunked build is no larger
- * than a build in memory (issue #13).  *run becomes the copy.
+ * than a build in memory.  *run becomes the copy.
  */
 static void
 move_run_down(BuildState *bs, SimhashRunRef *run)

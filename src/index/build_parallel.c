@@ -1,7 +1,7 @@
 /*
  * build_parallel.c
  *		CREATE INDEX ... USING simhash with its tables' trees built and
- *		written by parallel workers and the leader (issue #14).
+ *		written by parallel workers and the leader.
  *
  * Design.  A run is a header page and one B+tree per table, each written
  * from the entries sorted by that table's permuted prefix (run_write.c); a
@@ -76,7 +76,7 @@ typedef struct BuildShared
 	SimhashBlocks blocks;
 	uint64		n;				/* entries */
 	uint64		generation;		/* the run's */
-	RelFileNode rnode;			/* the index's file */
+	SimhashRelFile rnode;			/* the index's file */
 	bool		use_wal;		/* WAL-log the pages */
 	BlockNumber first;			/* table 0's first block */
 	pg_atomic_uint32 next_table;	/* tables are taken in order */
@@ -254,7 +254,7 @@ build_tables(BuildShared *sh, const uint64 *hashes, ItemPointerData *tids, int p
 		/* the file grows in table order */
 		wait_for(sh, tables_written, (int) t);
 		if (smgr == NULL)
-			smgr = smgropen(sh->rnode, InvalidBackendId);
+			smgr = simhash_smgropen(sh->rnode);
 		for (uint32 i = 0; i < w.npages; i++)
 		{
 			Page		page = (Page) (w.mem + (Size) i * BLCKSZ);
@@ -288,6 +288,8 @@ simhash_build_parallel_main(dsm_segment *seg, shm_toc *toc)
 	BuildShared *sh = shm_toc_lookup(toc, BUILD_KEY_SHARED, false);
 	const uint64 *hashes = shm_toc_lookup(toc, BUILD_KEY_HASHES, false);
 	ItemPointerData *tids = shm_toc_lookup(toc, BUILD_KEY_TIDS, false);
+
+	simhash_test_hold_point();
 
 	prefault((void *) hashes, sh->n * sizeof(uint64), false);
 	prefault(tids, sh->n * sizeof(ItemPointerData), false);
@@ -379,7 +381,7 @@ simhash_build_write_run(Relation index, const SimhashBlocks *blocks,
 	sh->blocks = *blocks;
 	sh->n = n;
 	sh->generation = generation;
-	sh->rnode = index->rd_node;
+	sh->rnode = SimhashRelationFile(index);
 	sh->use_wal = RelationNeedsWAL(index);
 	sh->first = headblk + 1;
 	pg_atomic_init_u32(&sh->next_table, 0);

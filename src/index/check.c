@@ -6,7 +6,7 @@
  *		error describing the first problem found.
  *
  * Checked: the metapage; for each run, that every table's tree has the
- * run's number of entries, compressed leaves (format 2, am.h) well formed
+ * run's number of entries, compressed leaves (format 2, README.md) well formed
  * (core/index_pages.c) with keys sorted by the table's permuted hash and
  * valid heap TIDs, inner items equal to their child's first prefix, and
  * pages of the run's generation; that all trees hold the same hashes (an
@@ -142,7 +142,7 @@ check_tree(Relation index, BlockNumber blkno, int height, uint64 generation,
  * Check a list.  Inserts may append to the pending lanes and the nulls list
  * while we read (growing lists): then the list may extend past the tail and
  * hold more entries than the metapage said when we copied it.  A lane's
- * nentries counts the entries before its tail page (am.h): exactly those
+ * nentries counts the entries before its tail page (README.md): exactly those
  * of the pages before the tail in our copy, which no append changes.
  */
 static uint64
@@ -266,7 +266,7 @@ checkable_index(Oid indexoid)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not an index", name)));
-	if (!pg_class_ownercheck(indexoid, GetUserId()))
+	if (!simhash_relation_ownercheck(indexoid, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_INDEX, name);
 	am = GetIndexAmRoutineByAmId(relam, true);
 	if (am == NULL || am->ambuild != simhash_build)

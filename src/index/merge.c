@@ -1,6 +1,6 @@
 /*
  * merge.c
- *		The streaming merge of runs of the simhash index (design: am.h):
+ *		The streaming merge of runs of the simhash index (design: README.md):
  *		for each table, a k-way merge of the runs' trees (each already in
  *		the table's order) and of a sorted in-memory list, written leaf by
  *		leaf as a new run.  Memory: one leaf per run, and the list.

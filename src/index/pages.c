@@ -1,6 +1,6 @@
 /*
  * pages.c
- *		Pages of the simhash index (layout and design: am.h): initialisation,
+ *		Pages of the simhash index (design: README.md, layout: am.h): initialisation,
  *		allocation (reusing recycled pages), the one way pages are read
  *		(simhash_read_page(): read, lock, check kind and generation, with a
  *		buffer access strategy) and walks along chains of them, and the
@@ -43,8 +43,7 @@ simhash_init_page(Page page, uint16 kind, uint64 generation)
  * XLOG_FPI record (log_newpage_buffer()), whose redo restores the page
  * without its hole, on a standby as after a crash.  A generic record with
  * GENERIC_XLOG_FULL_IMAGE logs the same bytes but copies the page twice and
- * zeroes its hole first (~10k instructions a page by callgrind, a third of
- * a flush's page cost).  Unlogged where the relation needs no WAL.
+ * zeroes its hole first, a large share of a flush's cost per page.  Unlogged where the relation needs no WAL.
  */
 void
 simhash_write_page_image(Relation index, Buffer buffer, Page image)
@@ -422,7 +421,7 @@ simhash_init_metapage(Page page, int nblocks, int max_distance, int ntables)
 
 /*
  * Refuse an index of another on-disk format version (one built by an older
- * release: format 1 had uncompressed leaves, am.h "Format"), with a hint
+ * release: format 1 had uncompressed leaves, README.md "Format"), with a hint
  * naming the REINDEX that rebuilds it.  The metapage's buffer (locked) is
  * released first: the hint reads the catalog.
  */

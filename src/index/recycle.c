@@ -1,18 +1,18 @@
 /*
  * recycle.c
  *		The life of a replaced run or list of the simhash index (design:
- *		am.h): it is retired on the metapage with the next transaction id,
+ *		README.md): it is retired on the metapage with the next transaction id,
  *		and its pages are marked free and given to the free space map once
  *		no snapshot can still be reading them (simhash_recycle(), by VACUUM
  *		and by each flush).
  */
 #include "postgres.h"
 
-#include "access/nbtxlog.h"
-#include "access/rmgr.h"
+#include "access/relation.h"
 #include "access/transam.h"
 #include "access/xlog.h"
 #include "access/xloginsert.h"
+#include "catalog/catalog.h"
 #include "miscadmin.h"
 #include "storage/indexfsm.h"
 #include "utils/rel.h"
@@ -180,23 +180,22 @@ static BlockNumber recycle(Relation index, BufferAccessStrategy strategy, bool e
  * reading them, so the standby must resolve the conflict before it
  * replays the freeing.  The record is nbtree's XLOG_BTREE_REUSE_PAGE (the
  * one record of core whose redo only resolves a snapshot conflict, see
- * am.h for why this and not a custom resource manager); its block is the
+ * README.md for why this and not a custom resource manager); its block is the
  * metapage's, which its redo does not touch.
  */
 static void
 log_recycle_horizon(Relation index, FullTransactionId latest)
 {
-	xl_btree_reuse_page xlrec;
+	Relation	heap;
+	bool		is_catalog;
 
 	if (!RelationNeedsWAL(index) || !XLogStandbyInfoActive())
 		return;
-	memset(&xlrec, 0, sizeof(xlrec));
-	xlrec.node = index->rd_node;
-	xlrec.block = SIMHASH_METAPAGE_BLKNO;
-	xlrec.latestRemovedFullXid = latest;
-	XLogBeginInsert();
-	XLogRegisterData((char *) &xlrec, SizeOfBtreeReusePage);
-	XLogInsert(RM_BTREE_ID, XLOG_BTREE_REUSE_PAGE);
+	/* whoever recycles holds a lock on the table as well as on the index */
+	heap = relation_open(index->rd_index->indrelid, NoLock);
+	is_catalog = RelationIsAccessibleInLogicalDecoding(heap);
+	relation_close(heap, NoLock);
+	simhash_log_reuse_horizon(index, is_catalog, SIMHASH_METAPAGE_BLKNO, latest);
 }
 
 /*

@@ -1,7 +1,7 @@
 /*
  * run_read.c
  *		Reading runs and lists of the simhash index (design and layout:
- *		am.h): a run's header, the descent of a tree to a leaf, the
+ *		README.md): a run's header, the descent of a tree to a leaf, the
  *		entries of a chain of leaves or list pages, and a walk over every
  *		page of a run (to recycle them).
  */

@@ -1,6 +1,6 @@
 /*
  * run_write.c
- *		Writing runs of the simhash index (design and layout: am.h): one
+ *		Writing runs of the simhash index (design: README.md, layout: am.h): one
  *		static B+tree per table, sorted by the table's permuted prefix,
  *		written leaf by leaf with the inner levels at the end, and the
  *		run's header page; and writing entries as a list of pages.  Pages
@@ -32,8 +32,8 @@ simhash_run_input_reserve(SimhashRunInput *in, size_t n)
 
 /*
  * Room to sort n (>= 0) entries for a table (in 2MB pages where the kernel
- * allows: a page fault per 4kB page was most of a parallel build's first
- * sort, issue #14).
+ * allows: a page fault per 4kB page would otherwise dominate the first
+ * pass of a large sort).
  */
 void
 simhash_sort_space_alloc(SimhashSortSpace *space, size_t n)

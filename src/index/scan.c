@@ -1,6 +1,6 @@
 /*
  * scan.c
- *		Scanning a simhash index (design: am.h): for `h <@ simhash_ball(center, radius)`,
+ *		Scanning a simhash index (design: README.md): for `h <@ simhash_ball(center, radius)`,
  *		search every run (probing its tables) and read the pending lists,
  *		keep entries within every ball of the scan keys, and return the
  *		heap TIDs once each, in TID order (amgettuple) or as a bitmap; for
@@ -156,7 +156,7 @@ batch_next(Batch *b, ItemPointer tid, int32 *dist)
 			Datum		d;
 			bool		isnull;
 
-			if (!tuplesort_getdatum(b->sort, true, &d, &isnull, NULL))
+			if (!simhash_tuplesort_getdatum(b->sort, true, &d, &isnull, NULL))
 				return false;
 			key = (uint64) DatumGetInt64(d);
 		}

@@ -1,6 +1,6 @@
 /*
  * vacuum.c
- *		VACUUM for the simhash index (design: am.h): mark the entries of dead
+ *		VACUUM for the simhash index (design: README.md): mark the entries of dead
  *		heap tuples (in table 0's tree of every run, the one holding dead
  *		bits, and in the pending lists),
  *		recycle pages of replaced runs and lists once no snapshot can read
@@ -148,7 +148,7 @@ mark_chain(Relation index, BlockNumber first, uint16 kind, uint64 generation,
 	{
 		ndead += mark_page(index, buffer, marker, live, decoded);
 		UnlockReleaseBuffer(buffer);
-		vacuum_delay_point();
+		simhash_vacuum_delay_point();
 	}
 	if (decoded)
 		pfree(decoded);
@@ -348,7 +348,7 @@ reclaim_pages(Relation index, BufferAccessStrategy strategy)
 			RecordFreeIndexPage(index, blkno);
 		else if (!referenced)
 			simhash_free_page(index, blkno, strategy);
-		vacuum_delay_point();
+		simhash_vacuum_delay_point();
 	}
 	pfree(live.generations);
 	pfree(live.pages);
@@ -451,7 +451,7 @@ compacted_size(Relation index, BufferAccessStrategy strategy, BlockNumber *list_
 }
 
 /*
- * Compaction (issue #13, goal 2): when the file, not counting the free
+ * Compaction: when the file, not counting the free
  * pages at its end, is more than SIMHASH_COMPACT_SLACK times what its live
  * entries would take as one run (compacted_size(): free pages, dead
  * entries, several runs, pending entries), rewrite every run and the

@@ -5,126 +5,10 @@
  *		both inputs, offered to the planner as a CustomScan ("SimhashJoin")
  *		through set_join_pathlist_hook.
  *
- * Why a join path.  Without it the planner has two ways to run a radius
- * join: a nested loop over every pair (hopeless past a few thousand rows)
- * or, with an index USING simhash on one side, an index nested loop: one
- * index probe per outer row.  The probe is the permuted-table lookup of one
- * fingerprint in C(m, k) tables; n probes repeat, row by row, the work that
- * the dedup jobs do for all rows at once by sorting (blocks.h): sort every
- * table's permuted fingerprints and pair the runs of equal prefixes.  That
- * is a join algorithm, the way a merge join is: both inputs materialised,
- * sorted by each table's prefix, runs of equal prefixes paired and checked.
- *
- * The algorithm.  Both inputs are read once.  Every row is kept (the
- * columns of its child's output that are used above the join: by the
- * join's target list and its other quals; see "Kept rows" below) and its
- * fingerprint is computed (the condition's expression on that side; rows
- * with a NULL fingerprint never match).  The fingerprints go into one search of the dedup jobs
- * (search.c), each with a 64-bit key: the side in the top bit and
- * the row number below it.  That search sorts all fingerprints, collapses
- * equal ones into runs (rowpairs.h) and runs find_all over the distinct
- * values, table group by table group, reporting every pair of rows within k
- * bits exactly once: by the lowest table whose prefix the two share (the
- * skip test of blocks.h), so a pair found by several tables is not
- * repeated.  Pairs of two rows of the same side are dropped; a pair of an
- * outer and an inner row is a candidate: its two tuples are put side by
- * side in the scan tuple (outer columns, then inner columns: the
- * custom_scan_tlist), the other join quals are checked on it (e.g.
- * `a.id < b.id`), and for an inner join the target list is projected into
- * a tuplestore, from which the node returns its rows.  For a semi or anti
- * join a candidate that passes the quals marks its outer row; the outer
- * rows are then returned in input order, marked (semi) or not (anti).
- *
- * A self-join of identical scans (one table, the same filters and
- * fingerprint, the inner's columns among the outer's: docs a JOIN docs b ON
- * a.h <~> b.h <= 3) reads its input once: the plan has no inner child, the
- * inner side's rows are the outer's (its columns mapped), the search holds
- * each fingerprint once with the row number as its key, every pair it
- * reports is two candidates (a, b) and (b, a), and each row is a candidate
- * with itself, checked in row order before the search.  This halves the
- * rows read, kept and sorted: the 1M-row self-join took half the time.
- * When a join qual compares a column with the same column of the other
- * side by a btree <, > or <> (a.id < b.id), a row never passes with itself
- * and those candidates are skipped (self_pair_fails()).
- *
- * Kept rows.  When every column kept is passed by value (the common case:
- * ids, numbers, the fingerprint), a side's rows are one array of Datums per
- * kept column, by row number, with a NULL bitmap once a NULL comes: 8 bytes
- * a row and column, no tuple header, nothing to deform when a candidate is
- * checked.  Columns the target list and quals do not use are not kept at
- * all (count(*) ... ON a.id < b.id keeps one bigint a row; a profile of the
- * 1M-row self-join showed a fifth of its time in copying 40-byte tuples into
- * fresh memory).  Otherwise (a text column, a whole-row reference) rows are
- * minimal tuples of the child's output, packed into 1MB chunks.
- *
- * Why one search over both sides rather than a bipartite one: the search
- * and its spilling already exist, are tested and exact; a self-join's two
- * inputs hold the same fingerprints, so the distinct values searched are
- * those of one side (the search costs what simhash_pairs costs on the
- * table) and the wasted same-side pairs are only expanded, not searched.
- * When the two inputs differ, pairs within one side are found and dropped:
- * that waste is priced by the cost model, which then prefers the index
- * nested loop when one side is small (the "new rows against a corpus"
- * pattern with an index).
- *
- * Memory: work_mem * hash_mem_multiplier (get_hash_memory_limit()): an
- * eighth for the result tuplestore (which spills by itself), an eighth,
- * when rows are in files, for candidates waiting to be checked, and the
- * rest for the search (DEDUP_ROW_BYTES, 40 bytes a row; past its share it
- * spills by block bits, as the dedup jobs do: each table group's rows are
- * split by bits of the group's block into temporary files, each part
- * searched alone) and the kept rows (past their share a side's rows move to
- * a temporary file as minimal tuples, read back by position for each
- * candidate).  Compact rows share those three quarters with the search by
- * their exact width (8 bytes a kept column against the search's 40: the
- * self-join above needs 64 bytes a row of the budget, work_mem 32 bytes a
- * row); tuples get a quarter and the search a half.  Candidates waiting
- * are sorted by row number first, so that the files are read forward (in
- * a self-join both inputs number a row alike).  The large arrays are
- * advised transparent huge pages (dedup_alloc_huge()).
- *
- * The radius k is evaluated when the node starts: a constant, a parameter
- * of a generic plan or of an outer query level.  NULL or negative: nothing
- * matches; 64 or more: every pair of non-NULL fingerprints matches (the
- * node then compares every pair).  Blocks: k + 2 (the dedup jobs' default),
- * or simhash.join_blocks when that is valid for k.
- *
- * Planning.  The hook looks for a join clause that simhash_radius_condition()
- * recognises (the spellings planner.c rewrites, and `<@ simhash_ball(.., k)`)
- * with one fingerprint computed from each side and a radius using neither,
- * for inner, semi and anti joins whose inputs need no parameters, and
- * offers a CustomPath over the cheapest total paths of both sides.  Clauses
- * with pseudoconstants are left to the planner's own joins (it would have
- * to gate them).  Its cost: both inputs, a per-row, per-table cost of the
- * search, the comparisons within runs of equal prefixes, the candidates'
- * qual evaluation and output, and the temporary files past the memory
- * budget as set_budgets() divides it; see join_cost() and doc/joins.md,
- * "Costs".  Rescans redo the join
- * only when a parameter changed; otherwise they re-read the results.  No
- * backward scan, no mark/restore.
- *
- * Parallel plans (doc/joins.md, "Parallel workers").  The serial path is
- * parallel-safe when both inputs and the join's expressions are, except in
- * the one-scan form (make_join_path()); it can then run inside a worker,
- * e.g. as the inner of a parallel join, or under force_parallel_mode.  A second, partial path joins a partial outer (a
- * Parallel Seq Scan, or any partial path of the outer relation) to the
- * whole inner, for a Gather or Gather Merge above it: it is not
- * parallel-aware (no shared state; each process runs the join as above on
- * its own outer rows and all inner rows, with its own work_mem and
- * temporary files), as PostgreSQL runs a hash join that is not
- * parallel-aware.  Each outer row is read by one process, and every
- * candidate pair has exactly one outer row, so each pair is found once
- * over all processes, for inner, semi and anti joins alike; the
- * shared-input self-join is never used there (its inner would be the
- * process's share, not the table), and no partial path is offered where
- * the serial path has that form.  Its cost: the whole inner's (each
- * process reads and searches it) plus the outer's share (the partial
- * path's rows and costs are already per process), the shares spread over
- * the workers' cores and the leader's copy of the inner added (join_cost()).  A rescan under a
- * Gather redoes the join: the Gather's rescan parameter reaches the node
- * through its parallel-aware child (each run gets other shares).  EXPLAIN
- * ANALYZE adds the pairs and spill of the workers through the node's
- * instrumentation (join_run(), explain_workers()).
+ * The design -- why a join path, the search over both sides, self-joins of
+ * identical scans, kept rows, memory and spilling, planning and costs,
+ * parallel plans -- with its invariants and a worked example is in
+ * src/join/README.md.
  */
 #include "simhash.h"
 
@@ -154,6 +38,7 @@
 #include "utils/ruleutils.h"
 #include "utils/tuplestore.h"
 
+#include "compat.h"
 #include "core/blocks.h"
 #include "dedup/dedup.h"
 #include "types/planner.h"
@@ -325,14 +210,12 @@ parallel_divisor(Path *path)
  * JOIN_ROW_COST (reading and keeping it, its share of the sort by
  * fingerprint and of the candidates' cache misses), and JOIN_TABLE_COST
  * per table of the search (a radix sort pass and find_all over its runs).
- * Measured (session 6, load 13; doc/joins.md, "Costs"): 1,000 new rows
- * against the 10M-row corpus of bench/join.sh took 8.24 s at radius 0
- * (blocks 2, 1 table) and 11.24 s at radius 3 (blocks 5, 10 tables), and
- * a sequential count(*) of the corpus (179k units) 1.26 s, in the same
- * minutes: 7 us a unit.  So a table costs 3.0 s / 9 / 10M rows = 33 ns a
- * row (1.9 cpu_operator_cost), and the rest, less the two scans (1.2 s),
- * 0.66 us a row: cpu_tuple_cost and 34 cpu_operator_cost.  (Session 4's
- * calibration, 40 and 1, gave the same total at radius 3.)
+ * Calibrated with bench/join.sh (doc/joins.md, "Costs"): the join of new
+ * rows against its 10M-row corpus at radius 0 (1 table) and radius 3 (10
+ * tables), timed beside a sequential count(*) of the corpus, whose cost in
+ * units gives the time of one unit: the difference per table and row is
+ * JOIN_TABLE_COST, the rest per row, less the two scans, cpu_tuple_cost
+ * plus JOIN_ROW_COST.
  */
 #define JOIN_ROW_COST		34.0	/* in cpu_operator_cost, per input row */
 #define JOIN_TABLE_COST		2.0 /* in cpu_operator_cost, per row and table */
@@ -420,6 +303,8 @@ join_cost(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner, bool shar
 		tables = (double) simhash_binomial(join_nblocks(radius), radius);
 
 	cost = outer->total_cost + (shared ? 0 : inner->total_cost);
+	SimhashSetDisabledNodes(&cp->path, SimhashPathDisabledNodes(outer) +
+							(shared ? 0 : SimhashPathDisabledNodes(inner)));
 	cost += rows * (cpu_tuple_cost + JOIN_ROW_COST * cpu_operator_cost);
 	if (tables >= 0)
 		cost += rows * tables * JOIN_TABLE_COST * cpu_operator_cost;
@@ -437,11 +322,9 @@ join_cost(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner, bool shar
 	 * workers' cores only (divisor / workers: 1.2 times one share), and the
 	 * leader's copy of the inner's work is charged in full on top of a
 	 * worker's (2 times the inner).  With the leader only gathering this is
-	 * PostgreSQL's cost.  Measured there (doc/joins.md, "Parallel
-	 * workers"): with a large inner the partial plan lost (1M new rows
-	 * against a 1M corpus: 1.1 to 1.4 times slower), with a small one it
-	 * gained little on the loaded machine (0.8 to 1.3 times the serial
-	 * join's time).
+	 * PostgreSQL's cost.  With a large inner the partial plan loses (every
+	 * process searches the whole inner), with a small one it gains
+	 * (doc/joins.md, "Parallel workers").
 	 */
 	if (cp->path.parallel_workers > 0)
 	{
@@ -500,9 +383,8 @@ join_cost(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner, bool shar
 
 	/*
 	 * Kept rows past their share are read back from a temporary file for
-	 * each candidate: two random block reads (measured: the 1M-row self-join
-	 * took 15 times longer at work_mem 4MB than in memory, nearly all of it
-	 * in these reads).
+	 * each candidate: two random block reads, which dominate a join whose
+	 * rows do not fit.
 	 */
 	if (row_bytes > row_budget)
 		cost += 2 * row_bytes / BLCKSZ * seq_page_cost +
@@ -741,9 +623,9 @@ join_pathlist_hook(PlannerInfo *root, RelOptInfo *joinrel,
 	 * not the outer's rows).  Partial paths are never parameterized; the
 	 * inner must not be either.  Not when the serial path reads identical
 	 * inputs once: each process would search its share and the whole table,
-	 * more than the serial join's one pass (measured 2.2 times slower at 1M
-	 * rows), and only the cost of spilled candidates, which divides among
-	 * the processes, could make it look cheaper (at 4MB it did).
+	 * more than the serial join's one pass, and only the cost of spilled
+	 * candidates, which divides among the processes, could make it look
+	 * cheaper.
 	 */
 	if (joinrel->consider_parallel && outerrel->partial_pathlist != NIL && shared == NIL)
 	{
@@ -907,7 +789,6 @@ self_pair_fails(RadiusJoinState *js, List *quals)
 		OpExpr	   *op = lfirst(lc);
 		Var		   *x,
 				   *y;
-		ListCell   *ic;
 
 		if (!IsA(op, OpExpr) || list_length(op->args) != 2 ||
 			!IsA(linitial(op->args), Var) || !IsA(lsecond(op->args), Var))
@@ -928,15 +809,8 @@ self_pair_fails(RadiusJoinState *js, List *quals)
 			y->varattno <= inner->first || y->varattno > inner->first + inner->ncols ||
 			inner->map[y->varattno - inner->first - 1] != x->varattno - 1)
 			continue;
-		foreach(ic, get_op_btree_interpretation(op->opno))
-		{
-			OpBtreeInterpretation *bi = lfirst(ic);
-
-			if (bi->strategy == BTLessStrategyNumber ||
-				bi->strategy == BTGreaterStrategyNumber ||
-				bi->strategy == ROWCOMPARE_NE)
-				return true;
-		}
+		if (simhash_op_is_lt_gt_ne(op->opno))
+			return true;
 	}
 	return false;
 }
@@ -1075,7 +949,7 @@ side_spill(RadiusJoinState *js, JoinSide *side)
 				isnull[c] = side->colnulls[c] &&
 					(side->colnulls[c][i / 8] & (1 << (i % 8)));
 			}
-			tup = heap_form_minimal_tuple(desc, values, isnull);
+			tup = simhash_form_minimal_tuple(desc, values, isnull);
 			BufFileTell(side->file, &side->pos[i].fileno, &side->pos[i].offset);
 			BufFileWrite(side->file, tup, tup->t_len);
 			side->spilled_bytes += tup->t_len;

@@ -1,0 +1,196 @@
+/*
+ * compat.h
+ *	  The differences between the PostgreSQL major versions the extension
+ *	  builds against (15 to 18), in one place.
+ *
+ * Every other file is written once, against the names below; each name
+ * maps to what the server being built against offers.  Guards test
+ * PG_VERSION_NUM only.  15 and 18 are built and tested; 16 and 17 are
+ * covered by the guards (written from those branches' headers) and built,
+ * not tested.
+ *
+ * Nothing here changes what is stored: the index pages and the WAL records
+ * the extension writes are the same on every version.
+ */
+#ifndef SIMHASH_COMPAT_H
+#define SIMHASH_COMPAT_H
+
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/nbtxlog.h"
+#include "access/rmgr.h"
+#include "access/xloginsert.h"
+#include "catalog/pg_class.h"
+#include "commands/explain.h"
+#if PG_VERSION_NUM >= 180000
+#include "commands/explain_format.h"
+#endif
+#include "commands/vacuum.h"
+#include "storage/proc.h"
+#include "storage/smgr.h"
+#include "utils/acl.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/tuplesort.h"
+
+#if PG_VERSION_NUM < 150000
+#error "simhash needs PostgreSQL 15 or later"
+#endif
+
+/*
+ * A function that never returns: 18 spells it pg_noreturn, before the
+ * declaration; earlier versions pg_attribute_noreturn(), after it.  The
+ * attribute form is also valid before the declaration.
+ */
+#ifndef pg_noreturn
+#define pg_noreturn pg_attribute_noreturn()
+#endif
+
+/*
+ * A relation's physical file: RelFileNode until 15, RelFileLocator from 16.
+ */
+#if PG_VERSION_NUM >= 160000
+typedef RelFileLocator SimhashRelFile;
+#define SimhashRelationFile(rel)		((rel)->rd_locator)
+#define SimhashRelFileEquals(a, b)		RelFileLocatorEquals(a, b)
+#else
+typedef RelFileNode SimhashRelFile;
+#define SimhashRelationFile(rel)		((rel)->rd_node)
+#define SimhashRelFileEquals(a, b)		RelFileNodeEquals(a, b)
+#endif
+
+/*
+ * smgropen() of a permanent relation's file, this backend's own (15, 16:
+ * a BackendId; from 17 a ProcNumber).
+ */
+#if PG_VERSION_NUM >= 170000
+#define simhash_smgropen(file)			smgropen((file), INVALID_PROC_NUMBER)
+#else
+#define simhash_smgropen(file)			smgropen((file), InvalidBackendId)
+#endif
+
+/*
+ * This backend's local transaction id and its PGPROC's number (17 moved
+ * the first into vxid and replaced the second by MyProcNumber).
+ */
+#if PG_VERSION_NUM >= 170000
+#define SimhashMyLocalTransactionId()	(MyProc->vxid.lxid)
+#define SimhashMyProcNumber()			((int) MyProcNumber)
+#else
+#define SimhashMyLocalTransactionId()	(MyProc->lxid)
+#define SimhashMyProcNumber()			((int) MyProc->pgprocno)
+#endif
+
+/*
+ * The count of disabled plan nodes (enable_* = off) under a path, compared
+ * before cost from 18 on; earlier versions add disable_cost to the cost of
+ * such a node instead, which a parent's cost carries up by itself.
+ */
+#if PG_VERSION_NUM >= 180000
+#define SimhashPathDisabledNodes(path)	((path)->disabled_nodes)
+#define SimhashSetDisabledNodes(path, n)	((path)->disabled_nodes = (n))
+#else
+#define SimhashPathDisabledNodes(path)	0
+#define SimhashSetDisabledNodes(path, n)	((void) (n))
+#endif
+
+/* whether a role owns a relation (16 generalised the owner checks) */
+#if PG_VERSION_NUM >= 160000
+#define simhash_relation_ownercheck(relid, role) \
+	object_ownercheck(RelationRelationId, (relid), (role))
+#else
+#define simhash_relation_ownercheck(relid, role)	pg_class_ownercheck((relid), (role))
+#endif
+
+/* vacuum_delay_point() outside ANALYZE (18 added the argument) */
+#if PG_VERSION_NUM >= 180000
+#define simhash_vacuum_delay_point()	vacuum_delay_point(false)
+#else
+#define simhash_vacuum_delay_point()	vacuum_delay_point()
+#endif
+
+/*
+ * The next datum of a datum sort, copied into the caller's context when
+ * passed by reference (15's only behaviour; 16 made the copy optional).
+ */
+#if PG_VERSION_NUM >= 160000
+#define simhash_tuplesort_getdatum(state, forward, val, isnull, abbrev) \
+	tuplesort_getdatum((state), (forward), true, (val), (isnull), (abbrev))
+#else
+#define simhash_tuplesort_getdatum(state, forward, val, isnull, abbrev) \
+	tuplesort_getdatum((state), (forward), (val), (isnull), (abbrev))
+#endif
+
+/* a minimal tuple with no extra space before it (18 added the argument) */
+#if PG_VERSION_NUM >= 180000
+#define simhash_form_minimal_tuple(desc, values, isnull) \
+	heap_form_minimal_tuple((desc), (values), (isnull), 0)
+#else
+#define simhash_form_minimal_tuple(desc, values, isnull) \
+	heap_form_minimal_tuple((desc), (values), (isnull))
+#endif
+
+/*
+ * Whether a btree-family operator means <, > or <> (18 generalised
+ * get_op_btree_interpretation() to any index family's compare types).
+ */
+static inline bool
+simhash_op_is_lt_gt_ne(Oid opno)
+{
+	ListCell   *lc;
+
+#if PG_VERSION_NUM >= 180000
+	foreach(lc, get_op_index_interpretation(opno))
+	{
+		OpIndexInterpretation *i = lfirst(lc);
+
+		if (i->cmptype == COMPARE_LT || i->cmptype == COMPARE_GT ||
+			i->cmptype == COMPARE_NE)
+			return true;
+	}
+#else
+	foreach(lc, get_op_btree_interpretation(opno))
+	{
+		OpBtreeInterpretation *i = lfirst(lc);
+
+		if (i->strategy == BTLessStrategyNumber ||
+			i->strategy == BTGreaterStrategyNumber ||
+			i->strategy == ROWCOMPARE_NE)
+			return true;
+	}
+#endif
+	return false;
+}
+
+/*
+ * WAL-log the snapshot-conflict horizon of pages about to be freed as
+ * nbtree's XLOG_BTREE_REUSE_PAGE record, whose redo only resolves that
+ * conflict on a standby (16 renamed its fields and added isCatalogRel:
+ * whether logical decoding on a standby reads the table, which user
+ * tables with an index of this access method never are unless marked
+ * user_catalog_table).
+ */
+static inline void
+simhash_log_reuse_horizon(Relation index, bool is_catalog, BlockNumber block,
+						  FullTransactionId horizon)
+{
+	xl_btree_reuse_page xlrec;
+
+	memset(&xlrec, 0, sizeof(xlrec));
+#if PG_VERSION_NUM >= 160000
+	xlrec.locator = index->rd_locator;
+	xlrec.snapshotConflictHorizon = horizon;
+	xlrec.isCatalogRel = is_catalog;
+#else
+	(void) is_catalog;
+	xlrec.node = index->rd_node;
+	xlrec.latestRemovedFullXid = horizon;
+#endif
+	xlrec.block = block;
+	XLogBeginInsert();
+	XLogRegisterData((char *) &xlrec, SizeOfBtreeReusePage);
+	XLogInsert(RM_BTREE_ID, XLOG_BTREE_REUSE_PAGE);
+}
+
+#endif							/* SIMHASH_COMPAT_H */
