@@ -371,6 +371,7 @@ pair_search_run(PairSearch *s, Size budget, PairSearchFn fn, void *arg)
 {
 	const SimhashBlocks *b = s->b;
 
+	simhash_progress_phase(SIMHASH_PHASE_SEARCHING);
 	if (!s->spilled && s->n * PAIR_SEARCH_ROW_BYTES > budget)
 		spill(s, budget);		/* the budget shrank since the rows came */
 
