@@ -258,6 +258,37 @@ CREATE FUNCTION simhash_distance_support(internal) RETURNS internal
 
 --@generate distance_grid.sh btree
 
+-- descriptions of the grid and of simhash64's comparisons, in PostgreSQL's
+-- own words: each operator says what it does ("less than or equal",
+-- "add"), each function behind one is
+-- "implementation of <= operator", the btree support functions
+-- "less-equal-greater", so that \df+ and \do+ tell the support objects
+-- from the functions meant to be called
+DO $grid$
+DECLARE
+	f record;
+BEGIN
+	FOR f IN
+		SELECT p.oid::regprocedure AS fn, o.oid::regoperator AS op, o.oprname
+		FROM pg_catalog.pg_proc p
+		LEFT JOIN pg_catalog.pg_operator o ON o.oprcode = p.oid
+		WHERE p.pronamespace = (SELECT e.extnamespace FROM pg_catalog.pg_extension e WHERE e.extname = 'simhash')
+		  AND (p.proname ~ '^simhash_(distance|int2|int4|int8|numeric|float8)(_distance|_int2|_int4|_int8|_numeric|_float8)?_(eq|ne|lt|le|gt|ge|cmp|pl|mi|mul|div)$'
+		       OR p.proname ~ '^simhash64_(eq|ne|lt|le|gt|ge|cmp)$')
+	LOOP
+		IF f.op IS NULL THEN
+			EXECUTE format('COMMENT ON FUNCTION %s IS %L', f.fn, 'less-equal-greater');
+		ELSE
+			EXECUTE format('COMMENT ON FUNCTION %s IS %L', f.fn, format('implementation of %s operator', f.oprname));
+			EXECUTE format('COMMENT ON OPERATOR %s IS %L', f.op, CASE f.oprname
+				WHEN '<' THEN 'less than' WHEN '<=' THEN 'less than or equal' WHEN '=' THEN 'equal'
+				WHEN '>=' THEN 'greater than or equal' WHEN '>' THEN 'greater than' WHEN '<>' THEN 'not equal'
+				WHEN '+' THEN 'add' WHEN '-' THEN 'subtract' WHEN '*' THEN 'multiply' WHEN '/' THEN 'divide' END);
+		END IF;
+	END LOOP;
+END
+$grid$;
+
 -- hash (GROUP BY, hash joins): int4's
 
 CREATE FUNCTION simhash_distance_hash(simhash_distance) RETURNS integer
