@@ -59,8 +59,9 @@
  * NOTICE saying why -- when simhash.citus_jobs is off, on a standby or in a
  * read-only transaction, inside a parallel query, for ids that are not
  * smallint, integer or bigint, or without CREATE on the relation's schema.
- * The _citus job runs with search_path = the extension's schema, pg_catalog,
- * and reports progress under the plain name (simhash_citus_progress).
+ * The _citus job (PL/pgSQL with search_path = pg_catalog, pg_temp, its
+ * calls qualified by the extension's schema) reports progress under the
+ * plain name (simhash_citus_progress).
 
  * A worker that is down or restarts during either makes Citus raise its
  * connection error, which aborts the statement (and rolls back the work
@@ -280,7 +281,6 @@ dedup_citus_handover(DedupInput *in, FunctionCallInfo fcinfo, int id_type_arg)
 	CitusReceiver r;
 	int			n = 0;
 	int			rc;
-	int			nestlevel;
 	char	   *extschema;
 	const char *why;
 
@@ -345,15 +345,7 @@ dedup_citus_handover(DedupInput *in, FunctionCallInfo fcinfo, int id_type_arg)
 	options.read_only = false;
 	options.dest = &r.pub;
 
-	/*
-	 * The job's PL/pgSQL names the extension's objects unqualified: run it
-	 * with search_path = the extension's schema, pg_catalog (undone at the
-	 * end, or by the abort of an error).
-	 */
-	nestlevel = NewGUCNestLevel();
-	(void) set_config_option("search_path",
-							 psprintf("%s, pg_catalog", quote_identifier(extschema)),
-							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	/* the job sets its own search_path (pg_catalog, pg_temp) */
 	strlcpy(citus_job, in->fname, sizeof(citus_job));
 	dedup_progress_start(&citus_progress, citus_job);
 	PG_TRY();
@@ -368,7 +360,6 @@ dedup_citus_handover(DedupInput *in, FunctionCallInfo fcinfo, int id_type_arg)
 	if (rc < 0)
 		elog(ERROR, "%s: the job on the workers failed: %s", in->fname,
 			 SPI_result_code_string(rc));
-	AtEOXact_GUC(true, nestlevel);
 	SPI_finish();
 	return true;
 }

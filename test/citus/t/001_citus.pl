@@ -525,6 +525,7 @@ for my $job (@citus_jobs)
 	my ($name, $sql, $local) = @$job;
 	my ($rc_d, $out_d, $err_d) = $coord->psql('postgres', $sql);
 	my ($rc_l, $want, $err_l) = $coord->psql('postgres', $local);
+	push @$job, $want;
 	ok($rc_d == 0 && $rc_l == 0 && $out_d eq $want && $want ne '', "$name: the single-node result")
 	  or diag("rc $rc_d, " . length($out_d) . ' vs ' . length($want) . " bytes; $err_d");
 	# the same NOTICEs (keys skipped by max_key_rows), but for the job's name
@@ -532,6 +533,89 @@ for my $job (@citus_jobs)
 	my $notes_l = join "\n", $err_l =~ /^NOTICE:  (.*)$/mg;
 	is($notes_d, $notes_l, "$name: the same NOTICEs") if $notes_l ne '' || $notes_d ne '';
 }
+# Look-alikes of every function of the extension, planted where another role
+# with CREATE on public could put them: in a schema early on the path with
+# the same signature, in public (the extension's schema) with text
+# arguments that untyped literals would prefer; create_distributed_table in
+# that schema; tables named as the jobs' temporary tables in both.  An
+# ordinary role (CREATE on public, SELECT on the tables) runs every *_citus
+# job with that path and pg_temp last: the single-node result, nothing
+# planted runs or is read.
+cq(q{
+	CREATE SCHEMA sp_early;
+	DO $plant$
+	DECLARE
+		f record;
+		body constant text := $b$BEGIN RAISE EXCEPTION 'planted %s ran'; END$b$;
+	BEGIN
+		FOR f IN SELECT p.proname, pg_get_function_identity_arguments(p.oid) AS args,
+		                pg_get_function_result(p.oid) AS result, p.pronargs
+		         FROM pg_proc p JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid
+		              AND d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+		         JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'simhash'
+		         WHERE p.prokind = 'f' LOOP
+			BEGIN
+				EXECUTE format('CREATE FUNCTION sp_early.%I(%s) RETURNS %s LANGUAGE plpgsql AS %L',
+				               f.proname, f.args, f.result, format(body, 'sp_early.' || f.proname));
+			EXCEPTION WHEN OTHERS THEN NULL;
+			END;
+			CONTINUE WHEN f.pronargs = 0;
+			BEGIN
+				EXECUTE format('CREATE FUNCTION public.%I(%s) RETURNS %s LANGUAGE plpgsql AS %L',
+				               f.proname, array_to_string(array_fill('text'::text, ARRAY[f.pronargs]), ', '),
+				               f.result, format(body, 'public.' || f.proname));
+			EXCEPTION WHEN OTHERS THEN NULL;
+			END;
+		END LOOP;
+		CREATE FUNCTION sp_early.create_distributed_table(regclass, text) RETURNS void
+			LANGUAGE plpgsql AS $f$BEGIN RAISE EXCEPTION 'planted sp_early.create_distributed_table ran'; END$f$;
+		FOR f IN SELECT s.nsp, t.tab FROM unnest(ARRAY['sp_early', 'public']) s(nsp),
+		         unnest(ARRAY['simhash_citus_pairs', 'simhash_citus_edges', 'simhash_citus_keys',
+		                      'simhash_citus_linked', 'simhash_citus_rows', 'simhash_citus_followers']) t(tab) LOOP
+			EXECUTE format('CREATE TABLE %I.%I (id bigint, group_id bigint, a bigint, b bigint, n bigint, keys bigint[], distance integer)',
+			               f.nsp, f.tab);
+			EXECUTE format('INSERT INTO %I.%I VALUES (-1, -1, -1, -1, -1, ''{-1}'', 0)', f.nsp, f.tab);
+		END LOOP;
+	END
+	$plant$;
+	CREATE ROLE regress_citus_user LOGIN;
+	GRANT USAGE, CREATE ON SCHEMA public, sp_early TO regress_citus_user;
+	GRANT SELECT ON docs, docs_byc TO regress_citus_user;
+});
+cmp_ok(cq(q{SELECT count(*) FROM pg_proc WHERE prosrc LIKE 'BEGIN RAISE EXCEPTION ''planted %'}), '>', 300,
+	'look-alikes planted');
+for my $job (@citus_jobs)
+{
+	my ($name, $sql, undef, $want) = @$job;
+	# the call typed, as an application calls through a driver: untyped
+	# literals in the caller's own query would pick the caller's look-alike
+	(my $typed = $sql) =~ s{\b(\w+_citus)\('(\w+)', 'id', '(\w+)'((?:, [0-9.]+)*)(, '(\w+)')?\)}{
+		"public.$1('$2'::regclass, 'id'::name, '$3'::name"
+		. join('', map { m{\.} ? ", $_\::float8" : ", $_" } grep { $_ ne '' } split(m{, }, $4 // ''))
+		. (defined $6 ? ", '$6'::text" : '') . ')'}e;
+	my ($rc, $out, $err) = $coord->psql('postgres',
+		"SET ROLE regress_citus_user; SET search_path = sp_early, public, pg_catalog, pg_temp; $typed");
+	ok($rc == 0 && $out eq $want && $err !~ /planted/, "$name, ordinary role, look-alikes on the path: the single-node result")
+	  or diag("rc $rc; $typed; $err");
+}
+cq(q{
+	DROP SCHEMA sp_early CASCADE;
+	DO $unplant$
+	DECLARE
+		f record;
+	BEGIN
+		FOR f IN SELECT p.oid::regprocedure AS fn FROM pg_proc p
+		         WHERE p.pronamespace = 'public'::regnamespace AND p.prosrc LIKE 'BEGIN RAISE EXCEPTION ''planted %' LOOP
+			EXECUTE format('DROP FUNCTION %s', f.fn);
+		END LOOP;
+	END
+	$unplant$;
+	DROP TABLE public.simhash_citus_pairs, public.simhash_citus_edges, public.simhash_citus_keys,
+		public.simhash_citus_linked, public.simhash_citus_rows, public.simhash_citus_followers;
+	REVOKE ALL ON docs, docs_byc FROM regress_citus_user;
+	REVOKE ALL ON SCHEMA public FROM regress_citus_user;
+	DROP ROLE regress_citus_user;
+});
 like(($coord->psql('postgres', q{SELECT count(*) FROM shared_key_pairs_citus('docs', 'id', 'keys', 1, 10)}))[2],
 	qr/NOTICE:  shared_key_pairs_citus: skipped 300 keys shared by more than 10 rows/,
 	'max_key_rows: the keys shared by more rows (over all shards) are skipped, with a NOTICE');
@@ -562,7 +646,10 @@ for my $case (
 	my ($rc_l, $out_l, $err_l) = $coord->psql('postgres', 'SELECT count(*) FROM ' . sprintf($job, '', 'docs_bad_local'));
 	my ($msg_d) = $err_d =~ /ERROR:  (.*)/;
 	my ($msg_l) = $err_l =~ /ERROR:  (.*)/;
-	s/_citus:/:/, s/docs_bad_local/docs_bad/g for grep { defined } ($msg_d, $msg_l);
+	# the _citus jobs run with search_path = pg_catalog, pg_temp: their
+	# messages name the extension's types with its schema
+	s/_citus:/:/, s/docs_bad_local/docs_bad/g, s/\bpublic\.(simhash64|minhash_signature)\b/$1/g
+		for grep { defined } ($msg_d, $msg_l);
 	ok($rc_d != 0 && $rc_l != 0 && defined $msg_l && $msg_d eq $msg_l && $out_d eq '',
 		"*_citus jobs, $name: the single-node job's error ($msg_l)")
 	  or diag("distributed: $err_d\nlocal: $err_l");
