@@ -2,7 +2,9 @@
 -- of every row, every row once in a full ordered scan, NULL keys last, and
 -- the tail of the scan read in slices that fit in work_mem (no temporary
 -- file: temp_file_limit would refuse one).
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS simhash;
+RESET client_min_messages;
 CREATE TABLE ko AS
 	SELECT g AS id, simhash_hash('ko ' || g)::simhash64 AS h
 	FROM generate_series(1, 50000) g;
