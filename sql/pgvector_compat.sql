@@ -1,4 +1,4 @@
--- Beside pgvector (issue #11).  pgvector declares <~>(bit, bit) and
+-- Beside pgvector.  pgvector declares <~>(bit, bit) and
 -- hamming_distance(bit, bit) (both float8); it is not packaged for Debian 12,
 -- so SQL functions with its signatures stand in for it.  Shows which of the
 -- README's call forms resolve unambiguously with both extensions in one schema

@@ -1,4 +1,4 @@
--- issue #17: simhash_distance where an integer would go (numeric and double
+-- simhash_distance where an integer would go (numeric and double
 -- precision operands, JSON numbers), weights as double precision or numeric,
 -- integer -> simhash64, simhash_find_all's defaults; existing call forms
 -- resolve to the same functions and types as in 1.0
@@ -115,7 +115,7 @@ SHOW simhash.progress_interval;
 SELECT count(*) FROM simhash_find_all(ARRAY['0000000000000000']::simhash64[]);
 SHOW simhash.progress_interval;
 RESET simhash.progress_interval;
--- issue #12: once the library is loaded, the simhash prefix is reserved: a
+-- Once the library is loaded, the simhash prefix is reserved: a
 -- placeholder set before the load is removed with a warning, and an unknown
 -- simhash.* setting is refused
 \c

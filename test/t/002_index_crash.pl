@@ -175,7 +175,7 @@ is($node->safe_psql('postgres', q{
 is($node->safe_psql('postgres', q{SELECT count(*) FROM churn WHERE h = simhash_hash('12-1')::simhash64}),
 	'1', 'churn: the probe row exists');
 
-# a parallel CREATE INDEX (issue #14: the workers WAL-log and write the
+# a parallel CREATE INDEX (the workers WAL-log and write the
 # trees' pages past the buffers) and a crash right after its commit: after
 # recovery the index equals a serial build of the table page for page (but
 # the LSNs and checksums) and answers as a sequential scan does

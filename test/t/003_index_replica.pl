@@ -161,7 +161,7 @@ is(results_digest($standby, 'postgres', 5), $pd, "after the workload: the standb
 check_index($primary, 'postgres', 'after the workload, primary');
 check_index($standby, 'postgres', 'after the workload, standby', heapallindexed => 0, no_vacuum => 1);
 
-# a parallel CREATE INDEX on the primary (issue #14: workers WAL-log and
+# a parallel CREATE INDEX on the primary (workers WAL-log and
 # write the trees' pages themselves, past the buffers), replayed on the
 # standby: there it equals a serial build of the same table page for page
 # (but the page LSNs and checksums), passes the check, and answers as a
