@@ -126,8 +126,10 @@ $vac->query_until(qr/vacuuming/,
 my ($queries, $retried, $calls) = (0, 0, 0);
 my $probe_ok = 1;
 my $t_replay = time;
+# at least two probes (the first starts with the workload), then until the
+# workload is done or a minute has passed
 my $deadline = time + 60;
-while (time < $deadline)
+while ($calls < 2 || time < $deadline)
 {
 	my $done = $primary->safe_psql('postgres',
 		'SELECT coalesce((SELECT rounds FROM progress WHERE cycle = 1), 0) >= 400 '
