@@ -6,8 +6,9 @@
  *		within the plan's error of the query's, in ascending order, each
  *		descent starting from the deepest inner page of the previous one
  *		that holds the prefix (or by reading the first tree whole when that
- *		is cheaper), inner pages from the backend's copies of them; and of
- *		a list, by reading it.
+ *		is cheaper), inner pages from the backend's copies of them
+ *		(inner_cache.c); the hashes other tables found resolved to their
+ *		entries in table 0's tree; and of a list, by reading it.
  */
 #include "postgres.h"
 
