@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/churn.sh: the simhash index under churn (issue #13, goal 2).
+# bench/churn.sh: the simhash index under churn.
 #
 #   bench/churn.sh goal [rows] [seed]
 #     The goal's exact measurement, in one command: load `rows` rows (default

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # bench/cjk.py: owns the near-duplicate recall / false-match evaluation of
-# issue #16 (Chinese short passages).  Run through bench/cjk.sh.
+# Chinese short passages.  Run through bench/cjk.sh.
 #
 # Corpora (one table each, fingerprints computed in SQL, distances in numpy):
 #   short   bench/data/cjk_corpus.jsonl (bench/cjk_corpus.py): passages of

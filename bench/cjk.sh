@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# bench/cjk.sh: owns the one-command evaluation of issue #16 (Chinese
-# near-duplicates): recall by edit rate and by length, and false matches per
+# bench/cjk.sh: owns the one-command evaluation of Chinese
+# near-duplicates: recall by edit rate and by length, and false matches per
 # million unrelated pairs, of simhash(body) ("before") and simhash_v2(body)
 # ("after"), on two Chinese corpora and English: bench/cjk_corpus.py's short
 # passages and bench/corpus.py's documents (bench/quality.sh's).  Installs the

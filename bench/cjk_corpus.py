@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-# bench/cjk_corpus.py: owns the second, short-passage evaluation set of issue
-# #16 (Chinese near-duplicates).  Deterministic (seeded), standard library
+# bench/cjk_corpus.py: owns the second, short-passage evaluation set of
+# Chinese near-duplicates.  Deterministic (seeded), standard library
 # only, from real text in Debian packages that bench/corpus.py does NOT read:
 #   zh  fortunes-zh (Chinese fortunes, Tang and Song poems), lilypond-doc-html-zh
 #       (the LilyPond manuals in Chinese) and the zh_CN / zh_TW message

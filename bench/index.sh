@@ -19,7 +19,7 @@
 #   4. insert throughput with pgbench, 1 and 2 clients
 #   5. VACUUM after deleting 10% of 1,000,000 rows
 #   6. blocks/max_distance settings at 1,000,000 rows
-#   Goals (issue #13): each goal with its figure from this run, met / not
+#   Goals: each goal with its figure from this run, met / not
 #      met: (1) bytes per row, radius-3 median, build time against the btree
 #      baseline's in the same run relative to that ratio at f736120; (2) churn,
 #      from bench/churn.sh's goal mode (run here when the script has one);
@@ -379,7 +379,7 @@ DROP INDEX s_s;
 SQL
 done
 
-# ---- goal 2: bench/churn.sh's goal mode (issue #13) ----
+# ---- goal 2: bench/churn.sh's goal mode ----
 # It prints "goal 2 (churn): <x>x fresh (goal <= 1.2x): met|not met".  The
 # goal is defined at 1,000,000 rows (then as many inserted one per
 # transaction: about 4 minutes idle), so a larger N still measures it at
@@ -576,7 +576,7 @@ SQL
 		-v load="$(cut -d' ' -f1-3 /proc/loadavg)" <<'SQL'
 \t on
 \a
-SELECT format('Goals (issue #13) at %s rows (load average at the end: %s)', to_char(n, 'FM999,999,999'), :'load') FROM cfg;
+SELECT format('Goals at %s rows (load average at the end: %s)', to_char(n, 'FM999,999,999'), :'load') FROM cfg;
 WITH b AS (SELECT what, sum(s) AS s, sum(bytes) AS bytes FROM build GROUP BY what),
 	sh AS (SELECT * FROM b WHERE what = 'simhash'), bt AS (SELECT * FROM b WHERE what = 'btree baseline'),
 	med AS (SELECT r, percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS median FROM lat WHERE label = 'simhash' GROUP BY r),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/index_checks.sh [ROWS [REF]]: lookup latency of the simhash index
 # with the current tree's page checks against git REF (default dca2254, before
-# issue #10's validation), in one run on the same data: the on-disk format is
+# the page checks), in one run on the same data: the on-disk format is
 # the same, so one index is read by both builds, installed in turn (A B A B;
 # a new session loads the installed library).  Radius 3 and 6 lookups of 200
 # centers (near-duplicate clusters and random values), PL/pgSQL loop with

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/inserts.sh: issue #13 goal 3 in one command: pgbench single-row
+# bench/inserts.sh: the insert goal in one command: pgbench single-row
 # inserts (one row per transaction, fixed --random-seed) at 1, 2 and 8
 # clients into a table with a simhash index and into the same table without
 # one, in one run:

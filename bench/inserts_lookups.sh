@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# bench/inserts_lookups.sh: what full pending lanes cost a lookup (issue #13
-# goal 3: the lanes' page size and the flush threshold trade insert cost
+# bench/inserts_lookups.sh: what full pending lanes cost a lookup (the
+# lanes' page size and the flush threshold trade insert cost
 # against the pages every scan reads):
 #   bench/inserts_lookups.sh            N = 1,000,000 rows
 #   bench/inserts_lookups.sh 200000     a smaller table

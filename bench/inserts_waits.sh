@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# bench/inserts_waits.sh: what 2 concurrent inserters wait on (issue #13
-# goal 3: "no global serialisation point"):
+# bench/inserts_waits.sh: what 2 concurrent inserters wait on (the goal:
+# no global serialisation point):
 #   bench/inserts_waits.sh            N = 1,000,000 rows, 40,000 inserts per run
 #   bench/inserts_waits.sh N TXNS
 # Two tables of the same N rows, tn without an index and ts with CREATE

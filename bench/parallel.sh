@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/parallel.sh: the dedup jobs and CREATE INDEX with 0 and 2 parallel
-# workers in one run (issue #14), on the planted table of bench/dedup.sh:
-#   bench/parallel.sh 10000000   the issue's size
+# workers in one run, on the planted table of bench/dedup.sh:
+#   bench/parallel.sh 10000000   the size of the figures in bench/README.md
 #   bench/parallel.sh 2000000    a smaller N (at least 10,000; default
 #                                1,000,000, as bench/planted.sh)
 # Data (fixed seed: ids hashed, see bench/planted_docs.sql): 95% random
@@ -26,7 +26,7 @@
 # WAL).  Per-phase CPU: SET client_min_messages = debug1 (dedup_phase()).
 # The load average is printed beside the ratios: on a shared machine the
 # ratio is depressed.  Report: stdout and bench/data/parallel_report_N.txt.
-# The shared-key and MinHash jobs (issue #14, src/dedup/keys_parallel.c and
+# The shared-key and MinHash jobs (src/dedup/keys_parallel.c and
 # keys_split.c) run on two more tables of N rows built with fixed seeds
 # (ids hashed): kdocs (8 bigint keys a row, 2 of them from a pool of N/2
 # values, so keys are shared by a few rows; 5% of the rows copy 6 keys of

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/text_memory.sh [MB]: peak memory of simhash(text) on a text of MB
-# megabytes (default 300) with two distinct words (issue #10), against a
+# megabytes (default 300) with two distinct words, against a
 # throwaway cluster.  Reports the backend's peak resident set (VmHWM) before
 # and after, and the growth beyond the text itself (which the backend holds
 # once, detoasted).  Also times a cancel: statement_timeout 1 s on a window

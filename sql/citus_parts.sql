@@ -1,4 +1,4 @@
--- issue #15: the worker side of the Citus dedup jobs, on one node (no Citus
+-- The worker side of the Citus dedup jobs, on one node (no Citus
 -- needed): partitioning rows by (table group, simhash_group_block) and
 -- searching each part with simhash_group_pairs finds every pair of
 -- simhash_pairs exactly once, for several max_distance / blocks; the

@@ -1,4 +1,4 @@
--- simhash_v2 / simhash_features_v2 (issue #16): CJK features weighted by
+-- simhash_v2 / simhash_features_v2: CJK features weighted by
 -- min(count, 8), NULL for texts without features; simhash() unchanged.
 \pset null '(null)'
 

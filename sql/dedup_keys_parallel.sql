@@ -1,4 +1,4 @@
--- issue #14: the shared-key and MinHash jobs in parallel workers give
+-- The shared-key and MinHash jobs in parallel workers give
 -- exactly the serial results.  Workers read the table and compute the keys
 -- (src/dedup/keys_parallel.c) where the input allows, and sort and pair the
 -- key runs by key partition (src/dedup/keys_split.c).  Workers are forced on

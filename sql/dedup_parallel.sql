@@ -1,4 +1,4 @@
--- issue #14: simhash_pairs, simhash_groups and CREATE INDEX ... USING
+-- simhash_pairs, simhash_groups and CREATE INDEX ... USING
 -- simhash in parallel workers give exactly the serial results.  Workers
 -- are forced on small inputs with simhash.parallel_min_rows = 0; the
 -- progress NOTICEs (simhash.progress_interval = 0) show how many workers

@@ -1,4 +1,4 @@
--- simhash_distance_histogram (issue #11): pairs of rows by distance, checked
+-- simhash_distance_histogram: pairs of rows by distance, checked
 -- against a brute-force self-join
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS simhash;

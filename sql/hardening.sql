@@ -1,4 +1,4 @@
--- hardening: hostile input sizes and out-of-domain values (issue #10)
+-- hardening: hostile input sizes and out-of-domain values
 \set SHOW_CONTEXT never
 
 -- 1. simhash(text) streams long texts through a bounded buffer (chunks end

@@ -198,19 +198,7 @@ SELECT near_count(simhash_hash('1')::simhash64, 3), near_count(simhash_hash('2')
 -- by cost alone from PostgreSQL 18 on)
 SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_seqscan = off;
 SET simhash.enable_join = off;
--- plan(query): EXPLAIN (COSTS OFF) without the "Disabled: true" lines
--- PostgreSQL 18 adds under a node that enable_* = off disables
-CREATE FUNCTION plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-BEGIN
-	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-		IF line !~ '^\s*Disabled: true$' THEN
-			RETURN NEXT line;
-		END IF;
-	END LOOP;
-END
-$$;
+\i sql/explain_plan.psql
 SELECT plan('SELECT count(*) FROM docs a JOIN docs b ON a.h <~> b.h <= 3 AND a.id < b.id');
 DROP FUNCTION plan(text);
 SELECT count(*) FROM docs a JOIN docs b ON a.h <~> b.h <= 3 AND a.id < b.id;

@@ -1,5 +1,5 @@
--- issue #13: the per-backend copies of the index's inner pages and run
--- headers (src/index/probe.c) must not leak when the relcache reloads the
+-- The per-backend copies of the index's inner pages and run
+-- headers (src/index/inner_cache.c) must not leak when the relcache reloads the
 -- index while it is open.  PostgreSQL 15 then frees only rd_amcache
 -- (RelationReloadIndexInfo), so copies reached through it and kept in the
 -- index's own context leaked, up to 2 MB per reload.  A cursor keeps the

@@ -1,4 +1,4 @@
--- issue #13, goal 2: a chunked CREATE INDEX (maintenance_work_mem too
+-- A chunked CREATE INDEX (maintenance_work_mem too
 -- small for one run) leaves no free pages behind: its size is within a few
 -- pages of a build in memory, and it answers as that one does.
 -- (Churn, DELETE and VACUUM against a fresh build: test/t/032_index_churn.pl.)

@@ -1,5 +1,5 @@
 -- simhash_index_check: not executable by PUBLIC; for the index's owner;
--- the index's kind and ownership checked before any lock (issue #10).
+-- the index's kind and ownership checked before any lock.
 -- (That no lock is taken first is tested in test/t/010_index_corruption.pl.)
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS simhash;
@@ -41,7 +41,7 @@ REVOKE EXECUTE ON FUNCTION simhash_index_check(regclass, boolean) FROM regress_s
 DROP ROLE regress_simhash_user;
 DROP ROLE regress_simhash_owner;
 
--- index scans bounded by work_mem (issue #10): with a tiny work_mem, a ball
+-- index scans bounded by work_mem: with a tiny work_mem, a ball
 -- that matches every row spills its matches to a temporary file, and the
 -- results (bitmap, index scan, ORDER BY) equal a sequential scan's
 CREATE TABLE wm (id int, h simhash64);

@@ -1,4 +1,4 @@
--- issue #13, goal 3: appends to the pending lanes are WAL-logged as images
+-- Appends to the pending lanes are WAL-logged as images
 -- of the lane's tail page (pending.c); on tables that write no WAL
 -- (unlogged, temporary) they are not logged at all.  Each kind of table
 -- takes 1,000 single-row appends (more than a lane page holds, fewer than

@@ -1,4 +1,4 @@
--- issue #13: the probe plans of radius lookups (src/core/probe_plan.h).
+-- The probe plans of radius lookups (src/core/probe_plan.h).
 -- Radius 0 .. 8 under several (blocks, max_distance): every index answer
 -- equals a sequential reference that no index can answer (hamming_distance())
 -- for queries with planted neighbours at every distance 1 .. 8, the flipped
@@ -6,7 +6,7 @@
 -- occurs; a plan missing a probe loses some of them (mismatches > 0).
 -- 100,000 rows: large enough that the lookups probe rather than read a whole
 -- tree (up to radius 6 at (4, 3), 8 at (5, 4), (6, 5), (7, 6), 4 at (3, 2),
--- 3 at (5, 3); with format 2's table-0 leaves of about 805 entries, issue #14).
+-- 3 at (5, 3); with format 2's table-0 leaves of about 805 entries).
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS simhash;
 RESET client_min_messages;
@@ -80,7 +80,7 @@ CREATE INDEX pt_s ON pt USING simhash (h);
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 EXPLAIN (COSTS OFF) SELECT id FROM pt WHERE h <~> '0123456789abcdef' <= 6;
--- issue #14: a lookup's estimated cost follows its radius's probe plan
+-- A lookup's estimated cost follows its radius's probe plan
 -- (src/index/cost.c): at (4, 3) radius 0 / 1 / 2 probe 1 / 2 / 3 tables, 3
 -- probes 4, radius 4 / 5 / 6 probe 20 / 36 / 52 prefixes
 CREATE FUNCTION lookup_cost(r int) RETURNS float8 LANGUAGE plpgsql AS $$

@@ -1,4 +1,4 @@
--- the radius join (join.c): every join form against a nested-loop reference
+-- the radius join (src/join/): every join form against a nested-loop reference
 -- (simhash.enable_join off, no hash/merge joins), on random fingerprints with
 -- planted near-duplicates at 0..8 bits, NULLs and exact duplicates
 SET client_min_messages = warning;
@@ -210,7 +210,7 @@ MOVE BACKWARD ALL IN js;
 FETCH 2 FROM js;
 COMMIT;
 
--- issue #14: the cost model divides the memory as the join does
+-- The cost model divides the memory as the join does
 -- (kept_width(), set_budgets()): count(*) keeps no column, so the search
 -- gets three quarters of work_mem * hash_mem_multiplier, and the 1,543
 -- corpus rows (40 bytes each: 62kB) fit in 64kB * 2 without temporary

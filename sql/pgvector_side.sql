@@ -105,20 +105,7 @@ INSERT INTO docs SELECT i, simhash.simhash('document ' || i) FROM generate_serie
 INSERT INTO docs VALUES (1001, '0123456789abcdef'), (1002, '0123456789abcdee');
 CREATE INDEX docs_h ON docs USING simhash (h);   -- the default operator class is found
 SET enable_seqscan = off;
--- plan(query): EXPLAIN (COSTS OFF) without the "Disabled: true" lines
--- PostgreSQL 18 adds under a node that enable_* = off disables (here: the
--- sequential scans these queries must fall back to)
-CREATE FUNCTION plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-BEGIN
-	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-		IF line !~ '^\s*Disabled: true$' THEN
-			RETURN NEXT line;
-		END IF;
-	END LOOP;
-END
-$$;
+\i sql/explain_plan.psql
 
 -- not on the search_path: qualify the operators, both <~> and the comparison
 SELECT id FROM docs

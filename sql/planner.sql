@@ -342,20 +342,7 @@ SET plan_cache_mode = force_generic_plan;
 EXPLAIN (COSTS OFF) EXECUTE near_le(:'q', 3);
 EXPLAIN (COSTS OFF) EXECUTE near_lt(:'q', 4);
 RESET plan_cache_mode;
--- plan(query): EXPLAIN (COSTS OFF) without the "Disabled: true" lines
--- PostgreSQL 18 adds under a node that enable_* = off disables (here: the
--- sequential scans these queries must fall back to)
-CREATE FUNCTION plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-BEGIN
-	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-		IF line !~ '^\s*Disabled: true$' THEN
-			RETURN NEXT line;
-		END IF;
-	END LOOP;
-END
-$$;
+\i sql/explain_plan.psql
 -- parameterised nested loop: the probe and radius come from the outer side
 SELECT plan('SELECT p.id, d.id FROM probes p JOIN docs d ON d.h <~> p.h <= 3');
 SELECT plan('SELECT p.id, d.id FROM probes p JOIN docs d ON d.h <~> p.h < p.k');

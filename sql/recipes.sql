@@ -42,7 +42,7 @@ SELECT count(*) FROM docs WHERE h <~> simhash('an entirely different text about 
 RESET enable_seqscan;
 DROP TABLE docs;
 
--- issue #17: the README's incremental "leader" recipe gives exactly the
+-- The README's incremental "leader" recipe gives exactly the
 -- groups of simhash_groups(..., 'leader') under inserts (also with ids out
 -- of order), updates of the body and deletes; NULL bodies are groups of
 -- their own.  The recipe below is the README's, verbatim.

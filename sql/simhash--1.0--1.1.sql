@@ -2,7 +2,7 @@
  *
  * 1.0 (sql/simhash--1.0.sql, tag v1.0) is frozen.  Every change to an SQL
  * object since then is written TWICE:
- *   - here, in a section of its own starting with "-- issue #N: <what>",
+ *   - here, in a section headed by its subject (between dashed lines),
  *     as statements that turn a 1.0 database into 1.1 (CREATE OR REPLACE,
  *     DROP CAST + CREATE CAST, REVOKE, ...);
  *   - in sql/simhash.sql, the ordered source of the 1.1 install script
@@ -18,8 +18,8 @@
 \echo Use "ALTER EXTENSION simhash UPDATE TO '1.1'" to load this file. \quit
 
 --------------------------------------------------------------------------
--- issue #17: simhash_distance where an integer would go; double precision
--- and numeric weights; integer -> simhash64; simhash_find_all defaults
+-- simhash_distance where an integer would go; double precision and numeric
+-- weights; integer -> simhash64; simhash_find_all defaults
 --------------------------------------------------------------------------
 
 -- simhash_distance with numeric and double precision: comparisons and + - * /
@@ -141,12 +141,17 @@ CREATE OR REPLACE FUNCTION simhash_find_all(hashes simhash64[], blocks integer D
 	RETURNS TABLE (a simhash64, b simhash64, distance integer)
 	AS 'MODULE_PATHNAME', 'simhash_find_all'
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 1000;
--- issue #10: simhash_index_check is for the index's owner (and superusers),
+
+--------------------------------------------------------------------------
+-- Hardening: simhash_index_check's privileges, simhash_distance's domain
+--------------------------------------------------------------------------
+
+-- simhash_index_check is for the index's owner (and superusers),
 -- like amcheck's functions: not executable by PUBLIC.  It also checks, before
 -- taking any lock, that the caller owns the index and that it is a simhash
 -- index (in C).
 REVOKE ALL ON FUNCTION simhash_index_check(regclass, boolean) FROM PUBLIC;
--- issue #10: simhash_distance enforces its domain 0..64 in every input path
+-- simhash_distance enforces its domain 0..64 in every input path
 -- (text, binary, the cast from integer); 1.0 used int4in, int4recv and a
 -- binary-coercible cast, which accepted any integer.
 CREATE OR REPLACE FUNCTION simhash_distance_in(cstring) RETURNS simhash_distance
@@ -158,8 +163,11 @@ CREATE FUNCTION simhash_distance_from_int4(integer) RETURNS simhash_distance
 COMMENT ON FUNCTION simhash_distance_from_int4(integer) IS 'cast to simhash_distance: 22003 outside 0..64';
 DROP CAST (integer AS simhash_distance);
 CREATE CAST (integer AS simhash_distance) WITH FUNCTION simhash_distance_from_int4(integer) AS ASSIGNMENT;
--- issue #11: distance histogram of a table's near pairs (to choose k)
---
+
+--------------------------------------------------------------------------
+-- simhash_distance_histogram: the pairs of a table by distance (to choose k)
+--------------------------------------------------------------------------
+
 -- Counts the pairs of rows (each once, by ctid) whose fingerprints are at most
 -- max_distance bits apart, by distance 0..max_distance, with the running total
 -- and a text bar (bar_width characters for the largest count, at least one
@@ -226,7 +234,12 @@ BEGIN
 END
 $fn$;
 COMMENT ON FUNCTION simhash_distance_histogram(regclass, name, integer, integer) IS 'pairs of rows by Hamming distance 0..max_distance, with a running total and a text bar chart';
--- issue #16: simhash_v2(text, width) and simhash_features_v2(text, width):
+
+--------------------------------------------------------------------------
+-- simhash_v2 and simhash_features_v2: CJK-aware text fingerprints
+--------------------------------------------------------------------------
+
+-- simhash_v2(text, width) and simhash_features_v2(text, width):
 -- the same tokens and shingles as simhash(text, window), but a feature made
 -- only of letters of scripts written without spaces (Han, Kana, Hangul, Thai,
 -- ...) votes with min(count, 8) instead of 1 + floor(2 log2(count)), which
@@ -244,14 +257,17 @@ CREATE FUNCTION simhash_features_v2(body text, width integer DEFAULT 1,
 		OUT feature text, OUT count integer, OUT weight integer) RETURNS SETOF record
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE COST 10 ROWS 100;
 COMMENT ON FUNCTION simhash_features_v2(text, integer) IS 'the weighted features simhash_v2(text) votes with';
--- issue #15: Citus: dedup jobs whose pair search runs on the workers.
+
+--------------------------------------------------------------------------
+-- Citus: dedup jobs whose pair search runs on the workers
+--------------------------------------------------------------------------
+
 -- simhash_pairs_citus / simhash_groups_citus repartition the rows of a
 -- distributed table by (table group, the group's block) into a distributed
 -- work table (Citus moves the rows between workers), search each part on
 -- the worker holding it (simhash_group_pairs, pushed down by GROUP BY on
 -- the work table's distribution column) and return the pairs, or groups
 -- computed from them on the coordinator.  Design: src/dedup/citus.c.
---------------------------------------------------------------------------
 
 CREATE FUNCTION simhash_group_block(h simhash64, grp integer, blocks integer, max_distance integer)
 	RETURNS bigint
@@ -809,7 +825,7 @@ END $fn$;
 COMMENT ON FUNCTION minhash_groups_citus(regclass, name, name, float8, integer, integer) IS 'minhash_groups of a Citus distributed table: pairs on the workers, groups on the coordinator';
 
 --------------------------------------------------------------------------
--- issue #28: casts from smallint and numeric to simhash64, so that
+-- Casts from smallint and numeric to simhash64, so that
 -- $1::simhash64 takes every integer a client driver sends (psycopg sends a
 -- Python int as smallint, integer, bigint or numeric by its size)
 --------------------------------------------------------------------------
@@ -823,8 +839,7 @@ CREATE FUNCTION simhash64_from_numeric(numeric) RETURNS simhash64
 CREATE CAST (numeric AS simhash64) WITH FUNCTION simhash64_from_numeric(numeric);
 
 --------------------------------------------------------------------------
--- issue #28: simhash_progress, the progress of running jobs for other
--- sessions
+-- simhash_progress: the progress of running jobs, for other sessions
 --------------------------------------------------------------------------
 
 CREATE FUNCTION simhash_progress_info(

@@ -23,7 +23,7 @@
  *
  * Changing an SQL object: make the change here, where its family is, AND in
  * the upgrade script from the previous release (sql/simhash--<prev>--<next>.sql,
- * today sql/simhash--1.0--1.1.sql, in a section "-- issue #N: ...").
+ * today sql/simhash--1.0--1.1.sql, in a section headed by its subject).
  * test/t/005_upgrade.pl proves that they agree: a database upgraded from 1.0
  * must have exactly the objects of a fresh install from this file (member
  * objects, function definitions, a --binary-upgrade schema dump).  Released
@@ -842,7 +842,7 @@ CREATE FUNCTION minhash_groups(relation regclass, id_column name, sig_column nam
 	LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL RESTRICTED ROWS 1000;
 COMMENT ON FUNCTION minhash_groups(regclass, name, name, anyelement, float8, integer, integer) IS 'connected groups of the pairs of minhash_pairs; group_id is the least id, of id_type''s type';
 
--- Citus: dedup jobs whose pair search runs on the workers (issue #15).
+-- Citus: dedup jobs whose pair search runs on the workers.
 -- simhash_pairs_citus / simhash_groups_citus repartition the rows of a
 -- distributed table by (table group, the group's block) into a distributed
 -- work table (Citus moves the rows between workers), search each part on

@@ -1,4 +1,4 @@
--- issue #17: simhash_distance where an integer would go (numeric and double
+-- simhash_distance where an integer would go (numeric and double
 -- precision operands, JSON numbers), weights as double precision or numeric,
 -- integer -> simhash64, simhash_find_all's defaults; existing call forms
 -- resolve to the same functions and types as in 1.0
@@ -29,20 +29,7 @@ SELECT 2147483647 + :d;
 -- integer comparisons are still rewritten for the index; numeric ones are
 -- plain filters
 CREATE TABLE u (id int, h simhash64);
--- plan(query): EXPLAIN (COSTS OFF) without the "Disabled: true" lines
--- PostgreSQL 18 adds under a node that enable_* = off disables (here: the
--- sequential scans these queries must fall back to)
-CREATE FUNCTION plan(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-BEGIN
-	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-		IF line !~ '^\s*Disabled: true$' THEN
-			RETURN NEXT line;
-		END IF;
-	END LOOP;
-END
-$$;
+\i sql/explain_plan.psql
 INSERT INTO u SELECT g, simhash_hash(g::text)::simhash64 FROM generate_series(1, 100) g;
 CREATE INDEX u_h ON u USING simhash (h);
 SET enable_seqscan = off;
@@ -115,7 +102,7 @@ SHOW simhash.progress_interval;
 SELECT count(*) FROM simhash_find_all(ARRAY['0000000000000000']::simhash64[]);
 SHOW simhash.progress_interval;
 RESET simhash.progress_interval;
--- issue #12: once the library is loaded, the simhash prefix is reserved: a
+-- Once the library is loaded, the simhash prefix is reserved: a
 -- placeholder set before the load is removed with a warning, and an unknown
 -- simhash.* setting is refused
 \c

@@ -5,6 +5,13 @@
  *		hashing with fast densification, the estimate, band keys, exact
  *		Jaccard of hash sets and the LSH S-curve.  Pure C: no PostgreSQL
  *		headers.
+ *
+ * One file of about 900 lines on purpose: it is the single implementation
+ * of MinHash version 1, whose every part -- the serialised form, the
+ * shingles, the hashes and the densification -- decides stored signatures
+ * and must never change.  Kept together, the frozen definition is read,
+ * unit-tested (test/unit/test_minhash.c) and fuzzed (fuzz_minhash,
+ * fuzz_input) as one unit; the sections below follow minhash.h's order.
  */
 #include "minhash.h"
 #include "input.h"

@@ -14,8 +14,8 @@
  * single-node job.  The result is exactly the single-node result, pairs and
  * groups (connected and leader) alike, chains across shards included; the
  * cost is that every row crosses the network and the search uses one core.
- * The job says so with a NOTICE (dedup_citus_notice) naming the table and
- * its shard count.  Reference tables and Citus local tables (partition
+ * The job says so with a NOTICE (dedup_citus_notice(), citus_catalog.c)
+ * naming the table and its shard count.  Reference tables and Citus local tables (partition
  * method 'n') are read locally, without a NOTICE.
  *
  * 2. The distributed search (simhash_pairs_citus / simhash_groups_citus,
@@ -90,89 +90,10 @@
 #include "compat.h"
 #include "core/minhash.h"
 
-bool		simhash_citus_jobs = true;
-
 /* the job handed over, for its progress NOTICEs; "" when none is running */
 static char citus_job[NAMEDATALEN];
 static DedupProgress citus_progress;
 
-/* Called from _PG_init: the setting simhash.citus_jobs. */
-void
-dedup_citus_define_gucs(void)
-{
-	DefineCustomBoolVariable("simhash.citus_jobs",
-							 "Runs the dedup jobs of Citus distributed tables on the workers.",
-							 "Off: the jobs read every row to the node running them and work there, as on a single node.",
-							 &simhash_citus_jobs,
-							 true,
-							 PGC_USERSET, 0,
-							 NULL, NULL, NULL);
-}
-
-/* Is Citus installed in this database?  (its catalog, by name) */
-static bool
-citus_installed(void)
-{
-	return OidIsValid(get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE)) &&
-		OidIsValid(get_relname_relid("pg_dist_shard", PG_CATALOG_NAMESPACE));
-}
-
-/*
- * The shard count of relid if it is a Citus distributed table (not a
- * reference or Citus local table), else -1.  The caller is connected to SPI
- * and has checked citus_installed().
- */
-static int64
-citus_shard_count(Oid relid, const char *fname)
-{
-	Oid			argtypes[1] = {OIDOID};
-	Datum		args[1];
-	int			rc;
-	bool		isnull;
-
-	args[0] = ObjectIdGetDatum(relid);
-	rc = SPI_execute_with_args("SELECT (SELECT pg_catalog.count(*) FROM pg_catalog.pg_dist_shard s"
-							   "        WHERE s.logicalrelid = p.logicalrelid)"
-							   " FROM pg_catalog.pg_dist_partition p"
-							   " WHERE p.logicalrelid = $1 AND p.partmethod <> 'n'",
-							   1, argtypes, args, NULL, true, 1);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "%s: reading the Citus catalog failed: %s", fname,
-			 SPI_result_code_string(rc));
-	if (SPI_processed == 0)
-		return -1;
-	return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
-									   1, &isnull));
-}
-
-/*
- * If in's relation is a Citus distributed table, raise the NOTICE that its
- * rows are read on this node (with in->citus_pull, why).  The caller is
- * connected to SPI.
- */
-void
-dedup_citus_notice(DedupInput *in)
-{
-	int64		shards;
-
-	if (!citus_installed())
-		return;
-	shards = citus_shard_count(in->relid, in->fname);
-	if (shards < 0)
-		return;
-	if (in->citus_pull == NULL)
-		ereport(NOTICE,
-				(errmsg("%s: %s is a Citus distributed table: reading all its rows from its " INT64_FORMAT " shards on this node",
-						in->fname, in->relname, shards),
-				 errdetail("The search runs here, on one core, after every row has crossed the network.")));
-	else
-		ereport(NOTICE,
-				(errmsg("%s: %s is a Citus distributed table: reading all its rows from its " INT64_FORMAT " shards on this node",
-						in->fname, in->relname, shards),
-				 errdetail("The job runs here, not on the workers: %s.", in->citus_pull),
-				 simhash_citus_jobs ? 0 :
-				 errhint("SET simhash.citus_jobs = on to run it on the workers.")));
-}
 
 /* integer ids, which the jobs on the workers carry as bigint */
 static bool
@@ -284,13 +205,13 @@ dedup_citus_handover(DedupInput *in, FunctionCallInfo fcinfo, int id_type_arg)
 	char	   *extschema;
 	const char *why;
 
-	if (!citus_installed())
+	if (!dedup_citus_installed())
 		return false;
 	/* in the caller's memory context: the NOTICE of the read uses it */
 	why = citus_why_not(in);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	if (citus_shard_count(in->relid, in->fname) < 0)
+	if (dedup_citus_shard_count(in->relid, in->fname) < 0)
 	{
 		SPI_finish();
 		return false;

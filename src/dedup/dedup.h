@@ -16,10 +16,14 @@
  *		- pairs.c, groups.c: the SQL functions (the union-find of groups
  *		  is core/union_find.c);
  *		- keys.c, minhash.c: the shared-key jobs and the MinHash jobs;
+ *		  keys_sort.c: their sorts and the pairing of each key's rows;
+ *		  minhash_bands.c: the signatures' parameters checked row by row;
  *		  keys_parallel.c: their read in parallel workers, which compute
  *		  the rows' keys; keys_split.c: their key runs paired by key
  *		  partition across parallel workers;
- *		- citus.c: the Citus parts; find_all.c: simhash_find_all().
+ *		- citus.c: the Citus parts, citus_catalog.c: what the Citus
+ *		  catalog says of a relation, simhash.citus_jobs and the NOTICE of
+ *		  a read on this node; find_all.c: simhash_find_all().
  */
 #ifndef SIMHASH_DEDUP_H
 #define SIMHASH_DEDUP_H
@@ -123,8 +127,16 @@ typedef void (*DedupRowFn) (void *arg, uint64 row, Datum id,
 /* Read the table once; returns the number of rows. */
 extern uint64 dedup_read(DedupInput *in, DedupRowFn fn, void *arg);
 
-/* citus.c: the NOTICE of a read of a Citus distributed table */
+/*
+ * citus_catalog.c: is Citus installed; the shard count of a Citus
+ * distributed table, else -1 (connected to SPI); the NOTICE of a read of a
+ * distributed table on this node; simhash.citus_jobs
+ */
+extern bool dedup_citus_installed(void);
+extern int64 dedup_citus_shard_count(Oid relid, const char *fname);
 extern void dedup_citus_notice(DedupInput *in);
+extern bool simhash_citus_jobs;
+extern void dedup_citus_define_gucs(void);
 
 /*
  * citus.c: run the job on the workers (its *_citus version, with the call's
@@ -135,7 +147,6 @@ extern void dedup_citus_notice(DedupInput *in);
  */
 extern bool dedup_citus_handover(DedupInput *in, FunctionCallInfo fcinfo,
 								 int id_type_arg);
-extern void dedup_citus_define_gucs(void);
 
 /*
  * The ids of all rows by row number, in a temporary file: fixed-size ids
@@ -238,7 +249,7 @@ extern DedupUnion *dedup_union_create(uint64 nrows);
 extern void dedup_union_output(DedupUnion *u, DedupInput *in, DedupIds *ids,
 							   ReturnSetInfo *rsinfo, Size budget);
 
-/* ---- keys.c: the shared-key machinery (shared_key_* and minhash_* jobs) ---- */
+/* ---- keys_sort.c: the sorts of the shared-key and MinHash jobs ---- */
 
 /* a sort of (int8, int8) rows by both columns */
 typedef struct PairSort
@@ -255,6 +266,19 @@ extern void dedup_pair_sort_put(PairSort *ps, int64 a, int64 b);
 extern bool dedup_pair_sort_get(PairSort *ps, int64 *a, int64 *b);
 extern void dedup_pair_sort_end(PairSort *ps);
 
+/* Called with two rows of a key's run */
+typedef void (*DedupRunPairFn) (void *arg, int64 a, int64 b);
+
+/*
+ * Perform a (key, row) sort and pass the pairs of each key's rows to fn
+ * (adjacent: only consecutive rows); keys of more than max_key_rows rows
+ * are skipped and counted (the return value).  Does not end the sort.
+ */
+extern uint64 dedup_keys_pair_runs(PairSort *keys, int max_key_rows, bool adjacent,
+								   DedupRunPairFn fn, void *arg);
+
+/* ---- keys.c: the shared-key machinery (shared_key_* and minhash_* jobs) ---- */
+
 typedef struct KeysSplit KeysSplit;
 
 /* A keys job: every row's id, and the (key, row) sort or split */
@@ -266,17 +290,6 @@ typedef struct KeysState
 	KeysSplit  *split;			/* (key, row) by key partition (keys_split.c) */
 	uint64		nkeys;
 } KeysState;
-
-/* Called with two rows of a key's run */
-typedef void (*DedupRunPairFn) (void *arg, int64 a, int64 b);
-
-/*
- * Perform a (key, row) sort and pass the pairs of each key's rows to fn
- * (adjacent: only consecutive rows); keys of more than max_key_rows rows
- * are skipped and counted (the return value).  Does not end the sort.
- */
-extern uint64 dedup_keys_pair_runs(PairSort *keys, int max_key_rows, bool adjacent,
-								   DedupRunPairFn fn, void *arg);
 
 /*
  * keys_split.c: the (key, row) pairs split by a hash of the key into
@@ -321,7 +334,7 @@ extern int	dedup_max_key_rows_arg(FunctionCallInfo fcinfo, int arg, const char *
 /* A union-find for nrows rows if it fits in half of the budget; *bytes */
 extern DedupUnion *dedup_keys_union_create(DedupInput *in, uint64 nrows, Size *bytes);
 
-/* ---- minhash.c: band keys of signatures, checked row by row ---- */
+/* ---- minhash_bands.c: band keys of signatures, checked row by row ---- */
 
 typedef struct MinhashBands
 {

@@ -6,9 +6,9 @@
  *		min_shared) lists them with the number of keys they share;
  *		shared_key_groups(...) gives every row the least id of its connected
  *		group.  The same one read, ids and union-find as the simhash jobs
- *		(read.c, groups.c, core/union_find.c).  The machinery (the key sort
- *		and the pairing of each key's rows) is shared with the MinHash jobs
- *		of minhash.c.
+ *		(read.c, groups.c, core/union_find.c).  The machinery (the key sort,
+ *		keys_sort.c, and the pairing of each key's rows) is shared with the
+ *		MinHash jobs of minhash.c.
  *
  * The (key, row) pairs of all rows go through tuplesort (memory, then
  * disk).  In each run of rows sharing a key: for groups with min_shared =
@@ -35,57 +35,6 @@ PG_FUNCTION_INFO_V1(shared_key_pairs);
 PG_FUNCTION_INFO_V1(shared_key_pairs_typed);
 PG_FUNCTION_INFO_V1(shared_key_groups);
 PG_FUNCTION_INFO_V1(shared_key_groups_typed);
-
-/* begin a sort of (int8, int8) rows by both columns */
-void
-dedup_pair_sort_begin(PairSort *ps, int work_mem_kb)
-{
-	AttrNumber	att[2] = {1, 2};
-	Oid			ops[2] = {Int8LessOperator, Int8LessOperator};
-	Oid			colls[2] = {InvalidOid, InvalidOid};
-	bool		nulls_first[2] = {false, false};
-
-	ps->desc = CreateTemplateTupleDesc(2);
-	TupleDescInitEntry(ps->desc, 1, "a", INT8OID, -1, 0);
-	TupleDescInitEntry(ps->desc, 2, "b", INT8OID, -1, 0);
-	ps->put = MakeSingleTupleTableSlot(ps->desc, &TTSOpsVirtual);
-	ps->get = MakeSingleTupleTableSlot(ps->desc, &TTSOpsMinimalTuple);
-	ps->sort = tuplesort_begin_heap(ps->desc, 2, att, ops, colls, nulls_first,
-									work_mem_kb, NULL, TUPLESORT_NONE);
-}
-
-/* put (a, b) into the sort */
-void
-dedup_pair_sort_put(PairSort *ps, int64 a, int64 b)
-{
-	ExecClearTuple(ps->put);
-	ps->put->tts_values[0] = Int64GetDatum(a);
-	ps->put->tts_values[1] = Int64GetDatum(b);
-	ps->put->tts_isnull[0] = ps->put->tts_isnull[1] = false;
-	ExecStoreVirtualTuple(ps->put);
-	tuplesort_puttupleslot(ps->sort, ps->put);
-}
-
-/* the next (a, b) of the performed sort; false at the end */
-bool
-dedup_pair_sort_get(PairSort *ps, int64 *a, int64 *b)
-{
-	if (!tuplesort_gettupleslot(ps->sort, true, false, ps->get, NULL))
-		return false;
-	slot_getallattrs(ps->get);
-	*a = DatumGetInt64(ps->get->tts_values[0]);
-	*b = DatumGetInt64(ps->get->tts_values[1]);
-	return true;
-}
-
-/* end the sort and free its slots */
-void
-dedup_pair_sort_end(PairSort *ps)
-{
-	tuplesort_end(ps->sort);
-	ExecDropSingleTupleTableSlot(ps->put);
-	ExecDropSingleTupleTableSlot(ps->get);
-}
 
 /*
  * Start a keys job: the ids file and the (key, row) sort, which gets a
@@ -147,64 +96,6 @@ keys_replay(void *arg, uint64 row, Datum id, bool value_isnull,
 	dedup_ids_append(st->ids, id);
 	for (int i = 0; i < nkeys; i++)
 		dedup_keys_add(st, keys[i], row);
-}
-
-/*
- * Pair the rows of each key of a (key, row) sort (performed here, not
- * ended): every pair of rows of a key's run to fn, or with adjacent only
- * consecutive rows (enough for a union); keys of more than max_key_rows
- * rows are skipped.  Returns the number skipped.
- */
-uint64
-dedup_keys_pair_runs(PairSort *keys, int max_key_rows, bool adjacent,
-					 DedupRunPairFn fn, void *arg)
-{
-	int64		key,
-				row,
-				run_key = 0;
-	int64	   *run = palloc(sizeof(int64) * (max_key_rows + 1));
-	int			nrun = 0;
-	bool		more;
-	uint64		skipped = 0;
-
-	tuplesort_performsort(keys->sort);
-	do
-	{
-		CHECK_FOR_INTERRUPTS();
-		more = dedup_pair_sort_get(keys, &key, &row);
-		if (nrun > 0 && (!more || key != run_key))
-		{
-			/* a run ends: its rows, ascending and distinct */
-			if (nrun <= max_key_rows)
-			{
-				for (int i = 0; i < nrun; i++)
-				{
-					if (adjacent)
-					{
-						if (i > 0)
-							fn(arg, run[i - 1], run[i]);
-						continue;
-					}
-					for (int j = i + 1; j < nrun; j++)
-						fn(arg, run[i], run[j]);
-				}
-			}
-			else
-				skipped++;
-			nrun = 0;
-		}
-		if (!more)
-			break;
-		if (nrun == 0)
-			run_key = key;
-		if (nrun > 0 && run[nrun - 1] == row)
-			continue;			/* a key repeated in one row */
-		if (nrun <= max_key_rows)
-			run[nrun] = row;
-		nrun = Min(nrun + 1, max_key_rows + 1);
-	} while (true);
-	pfree(run);
-	return skipped;
 }
 
 /* where the pairs of the key runs go: the union, or the pairs' sort */

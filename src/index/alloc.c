@@ -146,22 +146,3 @@ simhash_no_snapshot_before(FullTransactionId xid)
 	pfree(vxids);
 	return n == 0;
 }
-
-/* The number of blocks left once the free pages at the end are cut off. */
-BlockNumber
-simhash_without_free_tail(Relation index, BlockNumber nblocks, BufferAccessStrategy strategy)
-{
-	BlockNumber keep;
-
-	for (keep = nblocks; keep > SIMHASH_METAPAGE_BLKNO + 1; keep--)
-	{
-		Buffer		buffer = simhash_lock_block(index, keep - 1, BUFFER_LOCK_SHARE, strategy);
-		bool		is_free = simhash_page_is_free(BufferGetPage(buffer));
-
-		UnlockReleaseBuffer(buffer);
-		if (!is_free)
-			break;
-		simhash_vacuum_delay_point();
-	}
-	return keep;
-}

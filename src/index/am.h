@@ -174,6 +174,8 @@ extern Buffer simhash_read_page(Relation index, BlockNumber blkno, int mode,
 								uint16 kind, uint64 generation, int flags,
 								BufferAccessStrategy strategy);
 extern bool simhash_block_exists(Relation index, BlockNumber blkno);
+extern BlockNumber simhash_without_free_tail(Relation index, BlockNumber nblocks,
+											 BufferAccessStrategy strategy);
 extern uint64 simhash_cache_token(Relation index);
 extern void simhash_chain_step(Relation index, BlockNumber *steps, BlockNumber blkno);
 
@@ -216,8 +218,6 @@ extern int	simhash_take_pending(SimhashMetaPageData *meta);
 extern void simhash_alloc_restart(Relation index, BlockNumber floor);
 extern BlockNumber simhash_take_free_page(Relation index);
 extern bool simhash_no_snapshot_before(FullTransactionId xid);
-extern BlockNumber simhash_without_free_tail(Relation index, BlockNumber nblocks,
-											 BufferAccessStrategy strategy);
 
 /* ---- recycle.c: retiring replaced runs and lists, recycling their pages ---- */
 extern void simhash_retire(Relation index, SimhashMetaPageData *meta,
@@ -321,14 +321,8 @@ extern int	simhash_inner_child(const SimhashInnerItem *items, int n, uint64 pref
 extern BlockNumber simhash_descend(Relation index, const SimhashRunTree *tree,
 								   uint64 generation, uint64 prefix, uint64 mask,
 								   BufferAccessStrategy strategy);
-
-/* The leftmost leaf of a tree (of a checked run header). */
-static inline BlockNumber
-simhash_leftmost_leaf(Relation index, const SimhashRunTree *tree, uint64 generation,
-					  BufferAccessStrategy strategy)
-{
-	return simhash_descend(index, tree, generation, 0, 0, strategy);
-}
+extern BlockNumber simhash_leftmost_leaf(Relation index, const SimhashRunTree *tree,
+										 uint64 generation, BufferAccessStrategy strategy);
 
 /* receives the entries of each page of a chain */
 typedef void (*SimhashEntriesFn) (const SimhashEntry *entries, int n, void *arg);
@@ -401,6 +395,27 @@ extern const struct SimhashProbePlan *simhash_search_plan(const SimhashBlocks *b
  * tables' leaves hold about 1,160 (7 bytes each).
  */
 #define SIMHASH_LEAF_ENTRIES_EST	((double) SV_LEAF_CONTENTS / (7 + 3 + 1.0 / 8))
+
+/* ---- inner_cache.c: the backend's copies of inner pages and run headers ---- */
+
+/* the copy of an inner page of a run of this generation */
+typedef struct SimhashInnerCopy
+{
+	BlockNumber blkno;
+	uint64		generation;
+	int			n;
+	SimhashInnerItem items[FLEXIBLE_ARRAY_MEMBER];
+} SimhashInnerCopy;
+
+typedef struct SimhashInnerCache SimhashInnerCache;
+
+extern SimhashInnerCache *simhash_inner_cache(Relation index);
+extern const SimhashInnerCopy *simhash_inner_lookup(SimhashInnerCache *cache,
+													BlockNumber blkno, uint64 generation);
+extern const SimhashInnerCopy *simhash_inner_keep(SimhashInnerCache *cache, Buffer buffer,
+												  uint64 generation, bool root);
+extern const SimhashRunHeader *simhash_run_header_cached(Relation index,
+														 const SimhashRunRef *run);
 extern BlockNumber simhash_descend_cached(Relation index, const SimhashRunTree *tree,
 										  uint64 generation, uint64 prefix, uint64 mask);
 extern void simhash_inner_cache_seen(Relation index, uint64 next_generation);
@@ -448,8 +463,8 @@ extern bool simhash_search_leaf(Relation index, BlockNumber blkno, Buffer buffer
 								const SimhashTable *tab, uint64 prefix, uint64 qkey,
 								int radius, SimhashResolver *resolver,
 								SimhashMatches *out);
-extern void simhash_resolve(Relation index, const SimhashRunTree *tree0, uint64 generation,
-							SimhashResolver *r, SimhashMatches *out);
+extern bool simhash_leaf_emit_hash(Relation index, BlockNumber blkno, Buffer buffer,
+								   uint64 hash, SimhashMatches *out);
 
 /* ---- policy.c: when to flush the pending lanes and which runs to merge ---- */
 extern void simhash_flush_and_merge(Relation index, bool wait, bool merge_all,

@@ -17,7 +17,7 @@
 
 #include "am.h"
 #include "core/probe_plan.h"
-#include "types/planner.h"
+#include "types/clauses.h"
 
 /*
  * Calibration (doc/joins.md, "Costs"; bench/join.sh).  Per lookup, in

@@ -3,8 +3,8 @@
  *		The compressed leaves of the simhash index's runs (format: README.md,
  *		"Format"; the pure encoding: core/index_leaf.c): decoding a leaf to
  *		entries, the search of one prefix of one tree (probe.c's
- *		search_prefix()), and the resolution of other tables' matching
- *		hashes to their entries in table 0's tree.
+ *		search_prefix()), and the entries of one hash in a leaf of table 0
+ *		(probe.c's resolution of other tables' matching hashes).
  */
 #include "postgres.h"
 
@@ -135,7 +135,7 @@ prefetch_keys(const SvLeaf *leaf, int from, int end)
  * blkno) whose permuted prefix equals `prefix` and within radius of center
  * (qkey: center permuted by the table): table 0's live ones go to *out
  * (and their hashes, dead or not, to resolver->found); other tables'
- * hashes go to resolver->want, for simhash_resolve().  Returns true when
+ * hashes go to resolver->want, for probe.c to resolve.  Returns true when
  * the leaf holds a key past the prefix (the following leaves need not be
  * read).
  */
@@ -184,70 +184,23 @@ simhash_cmp_uint64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Pass on the live entries of table 0's tree whose hash is exactly hash. */
-static void
-resolve_one(Relation index, const SimhashRunTree *tree0, uint64 generation,
-			uint64 hash, SimhashMatches *out)
-{
-	SimhashChain leaves;
-	Buffer		buffer;
-
-	simhash_chain_begin(&leaves, index,
-						simhash_descend_cached(index, tree0, generation, hash, ~UINT64CONST(0)),
-						SIMHASH_LEAF, generation, BUFFER_LOCK_SHARE, 0, NULL);
-	while (BufferIsValid(buffer = simhash_chain_next(&leaves)))
-	{
-		SvLeaf		leaf;
-		bool		done = false;
-		int			i;
-
-		sv_leaf_open(PageGetContents(BufferGetPage(buffer)), &leaf);
-		for (i = sv_leaf_lower_bound(&leaf, hash, ~UINT64CONST(0)); i < leaf.count; i++)
-		{
-			if (sv_leaf_key(&leaf, i) != hash)
-			{
-				done = true;
-				break;
-			}
-			emit_live(index, leaves.blkno, &leaf, i, hash, out);
-		}
-		UnlockReleaseBuffer(buffer);
-		if (done)
-			break;
-	}
-}
-
 /*
- * Resolve the hashes other tables found (each once, in order, skipping
- * those table 0 found itself) to table 0's live entries, into *out; frees
- * what the resolver holds.
+ * Pass on the live entries of the table-0 leaf locked in `buffer` (block
+ * blkno) whose hash is exactly hash; returns true when the leaf holds a
+ * key past it (the following leaves need not be read).
  */
-void
-simhash_resolve(Relation index, const SimhashRunTree *tree0, uint64 generation,
-				SimhashResolver *r, SimhashMatches *out)
+bool
+simhash_leaf_emit_hash(Relation index, BlockNumber blkno, Buffer buffer, uint64 hash,
+					   SimhashMatches *out)
 {
-	size_t		f = 0;
+	SvLeaf		leaf;
 
-	if (r->nwant > 1)
-		qsort(r->want, r->nwant, sizeof(uint64), simhash_cmp_uint64);
-	if (r->nfound > 1)
-		qsort(r->found, r->nfound, sizeof(uint64), simhash_cmp_uint64);
-	for (size_t i = 0; i < r->nwant; i++)
+	sv_leaf_open(PageGetContents(BufferGetPage(buffer)), &leaf);
+	for (int i = sv_leaf_lower_bound(&leaf, hash, ~UINT64CONST(0)); i < leaf.count; i++)
 	{
-		uint64		hash = r->want[i];
-
-		if (i > 0 && hash == r->want[i - 1])
-			continue;
-		while (f < r->nfound && r->found[f] < hash)
-			f++;
-		if (f < r->nfound && r->found[f] == hash)
-			continue;
-		resolve_one(index, tree0, generation, hash, out);
-		CHECK_FOR_INTERRUPTS();
+		if (sv_leaf_key(&leaf, i) != hash)
+			return true;
+		emit_live(index, blkno, &leaf, i, hash, out);
 	}
-	if (r->want)
-		pfree(r->want);
-	if (r->found)
-		pfree(r->found);
-	simhash_resolver_init(r);
+	return false;
 }

@@ -1,7 +1,8 @@
 /*
  * pages.c
- *		Pages of the simhash index (design: README.md, layout: am.h): initialisation,
- *		allocation (reusing recycled pages), the one way pages are read
+ *		Pages of the simhash index (design: README.md, layout: am.h):
+ *		initialisation, allocation (reusing recycled pages, alloc.c), the
+ *		free pages at the end of the file, the one way pages are read
  *		(simhash_read_page(): read, lock, check kind and generation, with a
  *		buffer access strategy) and walks along chains of them, and the
  *		metapage.  The pending lanes are in pending.c.
@@ -11,6 +12,7 @@
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "access/xloginsert.h"
+#include "commands/vacuum.h"
 #include "miscadmin.h"
 #include "storage/freespace.h"
 #include "storage/indexfsm.h"
@@ -117,6 +119,25 @@ simhash_lock_block(Relation index, BlockNumber blkno, int mode,
 	return buffer;
 }
 
+/* The number of blocks left once the free pages at the end are cut off. */
+BlockNumber
+simhash_without_free_tail(Relation index, BlockNumber nblocks, BufferAccessStrategy strategy)
+{
+	BlockNumber keep;
+
+	for (keep = nblocks; keep > SIMHASH_METAPAGE_BLKNO + 1; keep--)
+	{
+		Buffer		buffer = simhash_lock_block(index, keep - 1, BUFFER_LOCK_SHARE, strategy);
+		bool		is_free = simhash_page_is_free(BufferGetPage(buffer));
+
+		UnlockReleaseBuffer(buffer);
+		if (!is_free)
+			break;
+		simhash_vacuum_delay_point();
+	}
+	return keep;
+}
+
 /*
  * The index's structures are core/index_pages.h's (am.h); what that header
  * assumes of PostgreSQL: the block size, the page header, and the retired
@@ -142,7 +163,7 @@ typedef struct SimhashCache
 {
 	BlockNumber nblocks;
 	int			ntables;
-	uint64		token;			/* this entry's name for probe.c's copies, 0 = none yet */
+	uint64		token;			/* its name for inner_cache.c's copies; 0: none yet */
 } SimhashCache;
 
 /* the last token handed out by simhash_cache_token() in this backend */
@@ -157,12 +178,13 @@ index_cache(Relation index)
 }
 
 /*
- * This backend's name for the index's current relcache entry, for probe.c's
- * copies of inner pages (kept outside the entry: the relcache frees only
- * rd_amcache when it reloads an open index, so anything rd_amcache pointed
- * to would leak): a new one whenever rd_amcache is new, that is after every
- * invalidation of the index (REINDEX, TRUNCATE, VACUUM or ANALYZE updating
- * its pg_class row), so the copies of an earlier one are never used.
+ * This backend's name for the index's current relcache entry, for the
+ * copies of its inner pages (inner_cache.c; kept outside the entry: the
+ * relcache frees only rd_amcache when it reloads an open index, so
+ * anything rd_amcache pointed to would leak): a new one whenever
+ * rd_amcache is new, that is after every invalidation of the index
+ * (REINDEX, TRUNCATE, VACUUM or ANALYZE updating its pg_class row), so the
+ * copies of an earlier one are never used.
  */
 uint64
 simhash_cache_token(Relation index)
@@ -548,7 +570,6 @@ simhash_read_meta(Relation index, SimhashMetaPageData *meta)
 	else
 		memcpy(meta, SimhashPageGetMeta(BufferGetPage(buffer)), sizeof(SimhashMetaPageData));
 	UnlockReleaseBuffer(buffer);
-	simhash_inner_cache_seen(index, meta->next_generation);
 }
 
 /* Write *meta to the metapage (locked exclusively by the caller), logged. */

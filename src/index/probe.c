@@ -6,8 +6,9 @@
  *		within the plan's error of the query's, in ascending order, each
  *		descent starting from the deepest inner page of the previous one
  *		that holds the prefix (or by reading the first tree whole when that
- *		is cheaper), inner pages from the backend's copies of them; and of
- *		a list, by reading it.
+ *		is cheaper), inner pages from the backend's copies of them
+ *		(inner_cache.c); the hashes other tables found resolved to their
+ *		entries in table 0's tree; and of a list, by reading it.
  */
 #include "postgres.h"
 
@@ -111,276 +112,6 @@ probe_prefix_bits(const SimhashBlocks *blocks, int t)
 }
 
 /*
- * Copies of inner pages, kept per backend for each index (inner_cache()):
- * a run never changes its inner pages while it is live, and a page is
- * reused only under another generation (never reused within the index's
- * storage, which REINDEX and TRUNCATE replace, changing the relcache
- * entry's token: simhash_cache_token()), so the copy keyed by (block,
- * generation) of a run the metapage lists is the page.  A lookup that
- * finds the copies reads only its leaves: at 10M rows 8 of its 12 page
- * reads were the 4 trees' inner pages.  The leaves are read and checked as
- * before, so a run recycled under a reader is still found out there.
- * Direct-mapped by block; a root takes its slot, other inner pages only a
- * free one (a huge index cannot make the copies churn); at most
- * INNER_SLOTS pages (2 MB) per index.
- */
-#define INNER_SLOTS 256
-
-typedef struct InnerCopy
-{
-	BlockNumber blkno;
-	uint64		generation;
-	int			n;
-	SimhashInnerItem items[FLEXIBLE_ARRAY_MEMBER];
-} InnerCopy;
-
-/* the run headers' copies (only their trees and nentries are used) */
-#define HEADER_SLOTS 16
-
-typedef struct HeaderCopy
-{
-	BlockNumber blkno;
-	uint64		generation;
-	SimhashRunHeader *header;
-} HeaderCopy;
-
-typedef struct InnerCache
-{
-	uint64		next_generation;	/* the metapage's, as last read */
-	MemoryContext cxt;			/* where the copies live */
-	InnerCopy  *slot[INNER_SLOTS];
-	HeaderCopy	headers[HEADER_SLOTS];
-} InnerCache;
-
-/*
- * The copies live outside the relcache entry, in a registry of this
- * backend: when the relcache reloads an open index it frees only
- * rd_amcache, so copies reached through it would leak (up to 2 MB on each
- * invalidation: every VACUUM or ANALYZE that updates the index's pg_class
- * row while the index is open, as under a cursor).  Each entry has its own
- * memory context, deleted when the relcache entry's token changes (the
- * entry was invalidated) or the entry is evicted: at most CACHED_INDEXES
- * indexes' copies (least recently used goes), so at most 64 MB.  A search
- * uses the copies only within one call, during which no invalidation is
- * processed.
- */
-#define CACHED_INDEXES 32
-
-typedef struct CachedIndex
-{
-	Oid			relid;			/* InvalidOid: a free entry */
-	uint64		token;			/* of the relcache entry the copies are from */
-	uint64		used;			/* when last used, for eviction */
-	InnerCache *cache;			/* in its own context, cache->cxt */
-} CachedIndex;
-
-static CachedIndex cached[CACHED_INDEXES];
-static uint64 cached_clock = 0;
-static int	cached_last = 0;	/* the entry found last */
-
-/* The entry holding this index's copies under this token, or NULL. */
-static inline CachedIndex *
-cached_find(Oid relid, uint64 token)
-{
-	if (cached[cached_last].relid == relid && cached[cached_last].token == token)
-		return &cached[cached_last];
-	for (int i = 0; i < CACHED_INDEXES; i++)
-		if (cached[i].relid == relid && cached[i].token == token)
-		{
-			cached_last = i;
-			return &cached[i];
-		}
-	return NULL;
-}
-
-/* The copies of this index's inner pages (an empty set at first). */
-static InnerCache *
-inner_cache(Relation index)
-{
-	Oid			relid = RelationGetRelid(index);
-	uint64		token = simhash_cache_token(index);
-	CachedIndex *e = cached_find(relid, token);
-	MemoryContext cxt;
-	int			victim = 0;
-
-	if (e == NULL)
-	{
-		/* this index's stale entry, else a free one, else the oldest */
-		for (int i = 0; i < CACHED_INDEXES; i++)
-		{
-			if (cached[i].relid == relid)
-			{
-				victim = i;
-				break;
-			}
-			if (cached[victim].relid != InvalidOid &&
-				(cached[i].relid == InvalidOid || cached[i].used < cached[victim].used))
-				victim = i;
-		}
-		e = &cached[victim];
-		if (e->cache != NULL)
-			MemoryContextDelete(e->cache->cxt);
-		e->relid = InvalidOid;
-		e->cache = NULL;
-		cxt = AllocSetContextCreate(CacheMemoryContext, "simhash inner pages",
-									ALLOCSET_SMALL_SIZES);
-		MemoryContextCopyAndSetIdentifier(cxt, RelationGetRelationName(index));
-		e->cache = MemoryContextAllocExtended(cxt, sizeof(InnerCache),
-											  MCXT_ALLOC_ZERO | MCXT_ALLOC_NO_OOM);
-		if (e->cache == NULL)
-		{
-			/* not the context: nothing would free it */
-			MemoryContextDelete(cxt);
-			ereport(ERROR,
-					(errcode(ERRCODE_OUT_OF_MEMORY),
-					 errmsg("out of memory")));
-		}
-		e->cache->cxt = cxt;
-		e->relid = relid;
-		e->token = token;
-		cached_last = victim;
-	}
-	e->used = ++cached_clock;
-	return e->cache;
-}
-
-/*
- * The metapage was read, with this next generation: one lower than last
- * time means the index was built again in the same storage (generations
- * only grow otherwise), so its copies go, should the relcache entry have
- * outlived that.
- */
-void
-simhash_inner_cache_seen(Relation index, uint64 next_generation)
-{
-	CachedIndex *e = cached_find(RelationGetRelid(index), simhash_cache_token(index));
-	InnerCache *cache = e ? e->cache : NULL;
-
-	if (cache == NULL)
-		return;
-	if (next_generation < cache->next_generation)
-	{
-		for (int i = 0; i < INNER_SLOTS; i++)
-		{
-			if (cache->slot[i])
-				pfree(cache->slot[i]);
-			cache->slot[i] = NULL;
-		}
-		for (int i = 0; i < HEADER_SLOTS; i++)
-		{
-			if (cache->headers[i].header)
-				pfree(cache->headers[i].header);
-			cache->headers[i].header = NULL;
-		}
-	}
-	cache->next_generation = next_generation;
-}
-
-/*
- * The header of a run the metapage lists, from its copy (read and kept
- * when missing): its trees never change while the run is live (VACUUM
- * updates only its count of dead entries, which searches do not use).
- */
-static const SimhashRunHeader *
-run_header_cached(Relation index, const SimhashRunRef *run)
-{
-	InnerCache *cache = inner_cache(index);
-	HeaderCopy *c = &cache->headers[run->header % HEADER_SLOTS];
-	SimhashRunHeader *header;
-
-	if (c->header && c->blkno == run->header && c->generation == run->generation)
-		return c->header;
-	header = simhash_read_run_header(index, run->header, run->generation, NULL);
-	if (c->header)
-		pfree(c->header);
-	c->header = MemoryContextAlloc(cache->cxt,
-								   offsetof(SimhashRunHeader, trees) +
-								   header->ntables * sizeof(SimhashRunTree));
-	memcpy(c->header, header, offsetof(SimhashRunHeader, trees) +
-		   header->ntables * sizeof(SimhashRunTree));
-	c->blkno = run->header;
-	c->generation = run->generation;
-	pfree(header);
-	return c->header;
-}
-
-/* The copy of inner page blkno of that generation, or NULL. */
-static inline const InnerCopy *
-inner_lookup(InnerCache *cache, BlockNumber blkno, uint64 generation)
-{
-	InnerCopy  *c = cache->slot[blkno % INNER_SLOTS];
-
-	return (c && c->blkno == blkno && c->generation == generation) ? c : NULL;
-}
-
-/*
- * Keep a copy of the inner page (locked, checked) in `buffer`: a root
- * always, another page if its slot is free.  Returns the copy or NULL.
- */
-static const InnerCopy *
-inner_keep(Relation index, InnerCache *cache, Buffer buffer, uint64 generation, bool root)
-{
-	Page		page = BufferGetPage(buffer);
-	BlockNumber blkno = BufferGetBlockNumber(buffer);
-	InnerCopy **slot = &cache->slot[blkno % INNER_SLOTS];
-	int			n = SimhashPageItems(page);
-	InnerCopy  *c;
-
-	if (*slot != NULL && !root)
-		return NULL;
-	if (*slot != NULL)
-		pfree(*slot);
-	*slot = NULL;
-	c = MemoryContextAlloc(cache->cxt,
-						   offsetof(InnerCopy, items) + n * sizeof(SimhashInnerItem));
-	c->blkno = blkno;
-	c->generation = generation;
-	c->n = n;
-	memcpy(c->items, SimhashPageInner(page), n * sizeof(SimhashInnerItem));
-	*slot = c;
-	return c;
-}
-
-/*
- * simhash_descend() through the copies of inner pages (read and kept when
- * missing): for searches only, whose leaves are then read checked.
- */
-BlockNumber
-simhash_descend_cached(Relation index, const SimhashRunTree *tree, uint64 generation,
-					   uint64 prefix, uint64 mask)
-{
-	InnerCache *cache = inner_cache(index);
-	BlockNumber blkno = tree->root;
-
-	prefix &= mask;
-	for (int level = tree->height; level > 0; level--)
-	{
-		const InnerCopy *c = inner_lookup(cache, blkno, generation);
-
-		if (c == NULL)
-		{
-			Buffer		buffer = simhash_read_page(index, blkno, BUFFER_LOCK_SHARE,
-												   SIMHASH_INNER, generation, 0, NULL);
-			Page		page = BufferGetPage(buffer);
-
-			c = inner_keep(index, cache, buffer, generation, level == tree->height);
-			if (c == NULL)
-			{
-				SimhashInnerItem *items = SimhashPageInner(page);
-
-				blkno = items[simhash_inner_child(items, SimhashPageItems(page),
-												  prefix, mask)].child;
-				UnlockReleaseBuffer(buffer);
-				continue;
-			}
-			UnlockReleaseBuffer(buffer);
-		}
-		blkno = c->items[simhash_inner_child(c->items, c->n, prefix, mask)].child;
-	}
-	return blkno;
-}
-
-/*
  * One inner page of the path of the last descent of a tree, with the
  * range of prefixes P whose descent passes through it, low < P <= high
  * (masked keys; a missing bound is unbounded): read from its copy, or
@@ -469,7 +200,7 @@ probe_descend(SearchState *s, uint64 prefix)
 	uint64		mask = s->mask;
 	int			level = s->tree->height;
 	BlockNumber blkno = s->tree->root;
-	InnerCache *cache = inner_cache(s->index);
+	SimhashInnerCache *cache = simhash_inner_cache(s->index);
 
 	for (int l = 1; l < s->tree->height; l++)
 		if (path_holds(&s->path[l], prefix))
@@ -481,7 +212,7 @@ probe_descend(SearchState *s, uint64 prefix)
 	for (; level > 0; level--)
 	{
 		PathPage   *p = &s->path[level];
-		const InnerCopy *copy = inner_lookup(cache, blkno, s->generation);
+		const SimhashInnerCopy *copy = simhash_inner_lookup(cache, blkno, s->generation);
 		const SimhashInnerItem *items;
 		int			n,
 					c;
@@ -505,8 +236,8 @@ probe_descend(SearchState *s, uint64 prefix)
 		{
 			p->buffer = simhash_read_page(s->index, blkno, BUFFER_LOCK_SHARE,
 										  SIMHASH_INNER, s->generation, 0, NULL);
-			copy = inner_keep(s->index, cache, p->buffer, s->generation,
-							  level == s->tree->height);
+			copy = simhash_inner_keep(cache, p->buffer, s->generation,
+									  level == s->tree->height);
 			if (copy != NULL)
 			{
 				UnlockReleaseBuffer(p->buffer);
@@ -669,6 +400,62 @@ simhash_search_reads_all(const SimhashBlocks *blocks, int radius, uint64 nentrie
 	return reads_all(blocks, radius, nentries, 1.0);
 }
 
+/* Pass on the live entries of table 0's tree whose hash is exactly hash. */
+static void
+resolve_one(Relation index, const SimhashRunTree *tree0, uint64 generation,
+			uint64 hash, SimhashMatches *out)
+{
+	SimhashChain leaves;
+	Buffer		buffer;
+
+	simhash_chain_begin(&leaves, index,
+						simhash_descend_cached(index, tree0, generation, hash, ~UINT64CONST(0)),
+						SIMHASH_LEAF, generation, BUFFER_LOCK_SHARE, 0, NULL);
+	while (BufferIsValid(buffer = simhash_chain_next(&leaves)))
+	{
+		bool		done = simhash_leaf_emit_hash(index, leaves.blkno, buffer, hash, out);
+
+		UnlockReleaseBuffer(buffer);
+		if (done)
+			break;
+	}
+}
+
+/*
+ * Resolve the hashes other tables found (each once, in order, skipping
+ * those table 0 found itself) to table 0's live entries, into *out; frees
+ * what the resolver holds.
+ */
+static void
+resolve(Relation index, const SimhashRunTree *tree0, uint64 generation,
+				SimhashResolver *r, SimhashMatches *out)
+{
+	size_t		f = 0;
+
+	if (r->nwant > 1)
+		qsort(r->want, r->nwant, sizeof(uint64), simhash_cmp_uint64);
+	if (r->nfound > 1)
+		qsort(r->found, r->nfound, sizeof(uint64), simhash_cmp_uint64);
+	for (size_t i = 0; i < r->nwant; i++)
+	{
+		uint64		hash = r->want[i];
+
+		if (i > 0 && hash == r->want[i - 1])
+			continue;
+		while (f < r->nfound && r->found[f] < hash)
+			f++;
+		if (f < r->nfound && r->found[f] == hash)
+			continue;
+		resolve_one(index, tree0, generation, hash, out);
+		CHECK_FOR_INTERRUPTS();
+	}
+	if (r->want)
+		pfree(r->want);
+	if (r->found)
+		pfree(r->found);
+	simhash_resolver_init(r);
+}
+
 /*
  * What simhash_search_run() weighs a leaf read whole at, in a probe's page
  * visits: it decodes and tests each of its ~800 entries where a probe
@@ -727,7 +514,7 @@ simhash_search_run(Relation index, const SimhashBlocks *blocks,
 	if (radius < 0)
 		return;
 	radius = Min(radius, 64);
-	header = run_header_cached(index, run);
+	header = simhash_run_header_cached(index, run);
 
 	/* probing would cost more than reading one tree in full */
 	if (reads_all(blocks, radius, header->nentries, SIMHASH_WHOLE_LEAF_COST))
@@ -787,7 +574,7 @@ simhash_search_run(Relation index, const SimhashBlocks *blocks,
 		pfree(s.path);
 		CHECK_FOR_INTERRUPTS();
 	}
-	simhash_resolve(index, &header->trees[0], run->generation, &resolver, out);
+	resolve(index, &header->trees[0], run->generation, &resolver, out);
 	pfree(keys);
 	if (scratch)
 		pfree(scratch);

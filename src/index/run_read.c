@@ -95,6 +95,14 @@ simhash_descend(Relation index, const SimhashRunTree *tree, uint64 generation,
 	return blkno;
 }
 
+/* The leftmost leaf of a tree (of a checked run header). */
+BlockNumber
+simhash_leftmost_leaf(Relation index, const SimhashRunTree *tree, uint64 generation,
+					  BufferAccessStrategy strategy)
+{
+	return simhash_descend(index, tree, generation, 0, 0, strategy);
+}
+
 /*
  * Call fn for the entries of every page of a chain of table 0's leaves
  * (decoded) or of list pages.

@@ -255,6 +255,8 @@ start_scan(IndexScanDesc scan)
 	so->tail = false;
 	so->nulls_done = false;
 	simhash_read_meta(scan->indexRelation, so->meta);
+	/* the searches' copies of inner pages must not outlive a rebuild */
+	simhash_inner_cache_seen(scan->indexRelation, so->meta->next_generation);
 	simhash_meta_blocks(so->meta, &so->blocks);
 }
 

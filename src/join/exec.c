@@ -20,7 +20,7 @@
 #include "utils/memutils.h"
 
 #include "shared/pair_search.h"
-#include "types/planner.h"
+#include "types/clauses.h"
 
 static void join_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *join_exec(CustomScanState *node);

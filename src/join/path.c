@@ -25,7 +25,7 @@
 #include "utils/lsyscache.h"
 
 #include "shared/pair_search.h"
-#include "types/planner.h"
+#include "types/clauses.h"
 
 static set_join_pathlist_hook_type prev_join_pathlist_hook = NULL;
 

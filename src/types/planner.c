@@ -1,7 +1,8 @@
 /*
  * planner.c
- *		Planner support: how `h <~> q <= k` reaches an index, and how many
- *		rows it is expected to return.
+ *		Planner support: how `h <~> q <= k` reaches an index (the rewrite and
+ *		the index condition); how many rows it returns is selectivity.c's,
+ *		the extension's objects and radius conditions clauses.c's.
  *
  * The planner only uses a clause as an index condition when it has the form
  * `indexcol OP value` with OP in the index's operator family.  In
@@ -42,40 +43,11 @@
  *    condition `col <@ simhash_ball(other, k)`; the ball is folded to a
  *    constant when both are constants.
  *
- *    SupportRequestSelectivity and SupportRequestCost: see below.
- *
- * Selectivity (simhash_within and the `<@` / `@>` operators share it).  For
- * uniformly random 64-bit fingerprints, P(distance <= r) = sum_{i<=r}
- * C(64,i) / 2^64, negligible for small r; real data matters through
- * duplicates.  With a constant center and the column's statistics:
- *
- *     sel = (frequencies of MCVs within r of the center)
- *         + (non-null, non-MCV fraction) * min(1, P_random(r) + dup)
- *
- * where dup = 1 / (ndistinct - number of MCVs), the share of one distinct
- * value (as eqsel), unless the center itself is an MCV (then its rows are
- * already counted).  Without a constant center (a Param of a generic plan,
- * a join) the center is assumed to be one of the column's values:
- * sel = nonnull * min(1, P_random(r) + 1/ndistinct) (as var_eq_non_const,
- * and for joins as eqjoinsel without MCVs, with max(ndistinct1, ndistinct2)
- * and both non-null fractions).  An unknown radius counts as
- * SIMHASH_DEFAULT_RADIUS.  A restriction estimate is at least one row
- * (1 / reltuples) unless the ball is empty; all estimates are clamped to
- * [0, 1].  The estimate is computed here, not by calling a function on the
- * MCVs, and only numbers leave it (the functions are leakproof).
- *
- * OIDs: the extension is relocatable and its objects have no fixed OIDs, so
- * they are looked up by name (syscache) in the schema of the function being
- * called: every support and selectivity function lives in the extension's
- * schema, and flinfo->fn_oid tells which one runs.  Nothing is cached across
- * calls, so DROP/CREATE EXTENSION and ALTER EXTENSION SET SCHEMA need no
- * invalidation; the lookups are a few hash probes and happen only once a
- * clause has the right shape.
+ *    SupportRequestSelectivity: selectivity.c; SupportRequestCost: an
+ *    operator's cost.
  */
 #include "ball.h"
-#include "planner.h"
-
-#include <math.h>
+#include "clauses.h"
 
 #include "access/htup_details.h"
 #include "catalog/pg_operator.h"
@@ -95,11 +67,6 @@
 
 PG_FUNCTION_INFO_V1(simhash_distance_support);
 PG_FUNCTION_INFO_V1(simhash_within_support);
-PG_FUNCTION_INFO_V1(simhash_ball_sel);
-PG_FUNCTION_INFO_V1(simhash_ball_joinsel);
-
-/* the radius assumed when it is not a constant at planning time */
-#define SIMHASH_DEFAULT_RADIUS	3
 
 /* pg_operator: bigint - bigint (int8mi); catalog OIDs below 10000 are fixed */
 #define INT8_MINUS_OPERATOR		685
@@ -114,87 +81,6 @@ typedef enum DistanceCmp
 	CMP_GE,
 	CMP_GT
 } DistanceCmp;
-
-/* the OID of type name in namespace nsp, or InvalidOid */
-static Oid
-lookup_type(const char *name, Oid nsp)
-{
-	return GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-						   CStringGetDatum(name), ObjectIdGetDatum(nsp));
-}
-
-/* the OID of function name(argtypes) in namespace nsp, or InvalidOid */
-static Oid
-lookup_function(const char *name, Oid nsp, int nargs, const Oid *argtypes)
-{
-	oidvector  *args = buildoidvector(argtypes, nargs);
-	Oid			result;
-
-	result = GetSysCacheOid3(PROCNAMEARGSNSP, Anum_pg_proc_oid,
-							 CStringGetDatum(name), PointerGetDatum(args),
-							 ObjectIdGetDatum(nsp));
-	pfree(args);
-	return result;
-}
-
-/* the OID of operator name(left, right) in namespace nsp, or InvalidOid */
-static Oid
-lookup_operator(const char *name, Oid nsp, Oid left, Oid right)
-{
-	return GetSysCacheOid4(OPERNAMENSP, Anum_pg_operator_oid,
-						   CStringGetDatum(name), ObjectIdGetDatum(left),
-						   ObjectIdGetDatum(right), ObjectIdGetDatum(nsp));
-}
-
-/*
- * Fill *oids from the schema nsp.  False when an object is missing (the
- * caller then declines to help).
- */
-bool
-simhash_lookup_oids(Oid nsp, SimhashOids *oids)
-{
-	Oid			argtypes[3];
-
-	if (!OidIsValid(nsp))
-		return false;
-	oids->hash_type = lookup_type("simhash64", nsp);
-	oids->dist_type = lookup_type("simhash_distance", nsp);
-	oids->ball_type = lookup_type("simhash_ball", nsp);
-	if (!OidIsValid(oids->hash_type) || !OidIsValid(oids->dist_type) ||
-		!OidIsValid(oids->ball_type))
-		return false;
-
-	oids->distance_op = lookup_operator("<~>", nsp,
-										oids->hash_type, oids->hash_type);
-	oids->within_op = lookup_operator("<@", nsp,
-									  oids->hash_type, oids->ball_type);
-	argtypes[0] = oids->hash_type;
-	argtypes[1] = oids->hash_type;
-	argtypes[2] = INT8OID;
-	oids->within_func = lookup_function("simhash_within", nsp, 3, argtypes);
-	argtypes[1] = INT8OID;
-	oids->ball_func = lookup_function("simhash_ball", nsp, 2, argtypes);
-	return OidIsValid(oids->distance_op) && OidIsValid(oids->within_op) &&
-		OidIsValid(oids->within_func) && OidIsValid(oids->ball_func);
-}
-
-/* *oids from the schema of the function being called */
-static bool
-lookup_oids(FunctionCallInfo fcinfo, SimhashOids *oids)
-{
-	if (fcinfo->flinfo == NULL || !OidIsValid(fcinfo->flinfo->fn_oid))
-		return false;
-	return simhash_lookup_oids(get_func_namespace(fcinfo->flinfo->fn_oid), oids);
-}
-
-/* node without its binary-compatible casts */
-static Node *
-strip_relabel(Node *node)
-{
-	while (node && IsA(node, RelabelType))
-		node = (Node *) ((RelabelType *) node)->arg;
-	return node;
-}
 
 /*--------------------------------------------------------------------------
  * simhash_distance_support: SupportRequestSimplify
@@ -259,7 +145,7 @@ commute(DistanceCmp cmp)
 static OpExpr *
 distance_expr(Node *node, const SimhashOids *oids)
 {
-	node = strip_relabel(node);
+	node = simhash_strip_relabel(node);
 	if (node && IsA(node, OpExpr) &&
 		((OpExpr *) node)->opno == oids->distance_op &&
 		list_length(((OpExpr *) node)->args) == 2)
@@ -271,16 +157,8 @@ distance_expr(Node *node, const SimhashOids *oids)
 static bool
 maybe_distance_expr(Node *node)
 {
-	node = strip_relabel(node);
+	node = simhash_strip_relabel(node);
 	return node && IsA(node, OpExpr);
-}
-
-/* a bigint constant */
-static Const *
-int8_const(int64 value)
-{
-	return makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
-					 Int64GetDatum(value), false, FLOAT8PASSBYVAL);
 }
 
 /* k (smallint, integer, bigint or simhash_distance) as a bigint expression */
@@ -304,7 +182,7 @@ int8_minus_one(Expr *arg)
 	OpExpr	   *op;
 
 	op = (OpExpr *) make_opclause(INT8_MINUS_OPERATOR, INT8OID, false, arg,
-								  (Expr *) int8_const(1),
+								  (Expr *) simhash_int8_const(1),
 								  InvalidOid, InvalidOid);
 	op->opfuncid = F_INT8MI;
 	return (Expr *) op;
@@ -332,7 +210,7 @@ simplify_comparison(FunctionCallInfo fcinfo, SupportRequestSimplify *req)
 		!maybe_distance_expr(lsecond(fcall->args)))
 		return NULL;
 	cmp = comparison_of(fcall->funcid);
-	if (cmp == CMP_NONE || !lookup_oids(fcinfo, &oids))
+	if (cmp == CMP_NONE || !simhash_call_oids(fcinfo, &oids))
 		return NULL;
 
 	/* normalise to `distance CMP k` */
@@ -383,7 +261,7 @@ simplify_comparison(FunctionCallInfo fcinfo, SupportRequestSimplify *req)
 			default:
 				return NULL;
 		}
-		radius = (Expr *) int8_const(value);
+		radius = (Expr *) simhash_int8_const(value);
 	}
 	else
 	{
@@ -398,7 +276,7 @@ simplify_comparison(FunctionCallInfo fcinfo, SupportRequestSimplify *req)
 					/* int8larger is strict: NULL stays NULL; no overflow */
 					radius = (Expr *)
 						makeFuncExpr(F_INT8LARGER, INT8OID,
-									 list_make2(k, int8_const(0)),
+									 list_make2(k, simhash_int8_const(0)),
 									 InvalidOid, InvalidOid,
 									 COERCE_EXPLICIT_CALL);
 					radius = int8_minus_one(radius);
@@ -428,327 +306,6 @@ simhash_distance_support(PG_FUNCTION_ARGS)
 		ret = simplify_comparison(fcinfo, (SupportRequestSimplify *) rawreq);
 
 	PG_RETURN_POINTER(ret);
-}
-
-/*--------------------------------------------------------------------------
- * Selectivity
- *--------------------------------------------------------------------------
- */
-
-/* P(popcount(x ^ c) <= radius) for a uniformly random 64-bit x */
-static double
-random_within_fraction(int radius)
-{
-	double		sum = 0.0;
-	double		binom = 1.0;	/* C(64, i) */
-	int			i;
-
-	if (radius < 0)
-		return 0.0;
-	if (radius >= SIMHASH_BALL_MAX_RADIUS)
-		return 1.0;
-	for (i = 0; i <= radius; i++)
-	{
-		sum += binom;
-		binom = binom * (64 - i) / (i + 1);
-	}
-	return ldexp(sum, -64);
-}
-
-/* the null fraction of a column's statistics (0 without statistics) */
-static double
-null_fraction(VariableStatData *vardata)
-{
-	if (HeapTupleIsValid(vardata->statsTuple))
-		return ((Form_pg_statistic) GETSTRUCT(vardata->statsTuple))->stanullfrac;
-	return 0.0;
-}
-
-/* a radius expression (already estimated) to -1..64 */
-static int
-radius_of(Node *k, bool *isnull)
-{
-	*isnull = false;
-	if (k && IsA(k, Const))
-	{
-		Const	   *c = (Const *) k;
-
-		if (c->constisnull)
-		{
-			*isnull = true;
-			return SIMHASH_BALL_EMPTY;
-		}
-		if (c->consttype == INT8OID)
-			return simhash_ball_clamp_radius(DatumGetInt64(c->constvalue));
-	}
-	return SIMHASH_DEFAULT_RADIUS;
-}
-
-/*
- * Fraction of the rows of vardata's column within radius of center (when
- * center_known) or of one of the column's own values (otherwise).
- */
-static Selectivity
-restriction_selectivity(VariableStatData *vardata, const SimhashOids *oids,
-						bool center_known, simhash64 center, int radius)
-{
-	double		prand = random_within_fraction(radius);
-	double		nullfrac = null_fraction(vardata);
-	double		nd;
-	double		mcv_total = 0.0;
-	double		mcv_match = 0.0;
-	int			nmcv = 0;
-	bool		center_is_mcv = false;
-	bool		isdefault;
-	double		rest;
-	double		dup;
-	Selectivity selec;
-
-	if (radius < 0)
-		return 0.0;
-	nd = get_variable_numdistinct(vardata, &isdefault);
-
-	if (center_known && HeapTupleIsValid(vardata->statsTuple) &&
-		getBaseType(vardata->atttype) == oids->hash_type &&
-		statistic_proc_security_check(vardata, oids->within_func))
-	{
-		AttStatsSlot sslot;
-
-		if (get_attstatsslot(&sslot, vardata->statsTuple, STATISTIC_KIND_MCV,
-							 InvalidOid,
-							 ATTSTATSSLOT_VALUES | ATTSTATSSLOT_NUMBERS))
-		{
-			int			i;
-
-			nmcv = sslot.nvalues;
-			for (i = 0; i < sslot.nvalues && i < sslot.nnumbers; i++)
-			{
-				int			d = pg_popcount64(DatumGetSimhash64(sslot.values[i]) ^ center);
-
-				mcv_total += sslot.numbers[i];
-				if (d <= radius)
-					mcv_match += sslot.numbers[i];
-				if (d == 0)
-					center_is_mcv = true;
-			}
-			free_attstatsslot(&sslot);
-		}
-	}
-
-	rest = 1.0 - nullfrac - mcv_total;
-	CLAMP_PROBABILITY(rest);
-	if (center_is_mcv)
-		dup = 0.0;
-	else if (nd - nmcv >= 1.0)
-		dup = 1.0 / (nd - nmcv);
-	else
-		dup = 1.0;
-	selec = mcv_match + rest * Min(1.0, prand + dup);
-
-	/* a probe usually finds at least itself */
-	if (nullfrac < 1.0 && vardata->rel && vardata->rel->tuples >= 1.0)
-		selec = Max(selec, 1.0 / vardata->rel->tuples);
-	CLAMP_PROBABILITY(selec);
-	return selec;
-}
-
-/* pairs of rows within radius of each other */
-static Selectivity
-join_selectivity(VariableStatData *vardata1, VariableStatData *vardata2,
-				 int radius)
-{
-	double		prand = random_within_fraction(radius);
-	double		nd1,
-				nd2;
-	bool		isdefault1,
-				isdefault2;
-	Selectivity selec;
-
-	if (radius < 0)
-		return 0.0;
-	nd1 = get_variable_numdistinct(vardata1, &isdefault1);
-	nd2 = get_variable_numdistinct(vardata2, &isdefault2);
-	selec = (1.0 - null_fraction(vardata1)) * (1.0 - null_fraction(vardata2)) *
-		Min(1.0, prand + 1.0 / Max(Max(nd1, nd2), 1.0));
-	CLAMP_PROBABILITY(selec);
-	return selec;
-}
-
-/*
- * Restriction selectivity of `a within radius of b`: one of a, b must be a
- * column (or expression) of the relation and the other a pseudo-constant.
- */
-static Selectivity
-within_restriction(PlannerInfo *root, const SimhashOids *oids, Node *a,
-				   Node *b, Node *k, int varRelid)
-{
-	VariableStatData vardata;
-	Node	   *other;
-	bool		varonleft;
-	bool		knull;
-	int			radius;
-	Selectivity selec;
-
-	radius = radius_of(k ? estimate_expression_value(root, k) : NULL, &knull);
-	if (knull)
-		return 0.0;
-
-	if (!get_restriction_variable(root, list_make2(a, b), varRelid,
-								  &vardata, &other, &varonleft))
-	{
-		/* e.g. two columns of the same row: no statistics to use */
-		selec = Min(1.0, random_within_fraction(radius) + DEFAULT_EQ_SEL);
-		return radius < 0 ? 0.0 : selec;
-	}
-
-	if (IsA(other, Const) && ((Const *) other)->constisnull)
-		selec = 0.0;
-	else if (IsA(other, Const) && exprType(other) == oids->hash_type)
-		selec = restriction_selectivity(&vardata, oids, true,
-										DatumGetSimhash64(((Const *) other)->constvalue),
-										radius);
-	else
-		selec = restriction_selectivity(&vardata, oids, false, 0, radius);
-
-	ReleaseVariableStats(vardata);
-	return selec;
-}
-
-/* the selectivity of a <@ b's ball of radius k as a join clause */
-static Selectivity
-within_join(PlannerInfo *root, Node *a, Node *b, Node *k,
-			SpecialJoinInfo *sjinfo)
-{
-	VariableStatData vardata1;
-	VariableStatData vardata2;
-	bool		reversed;
-	bool		knull;
-	int			radius;
-	Selectivity selec;
-
-	radius = radius_of(k ? estimate_expression_value(root, k) : NULL, &knull);
-	if (knull)
-		return 0.0;
-
-	get_join_variables(root, list_make2(a, b), sjinfo,
-					   &vardata1, &vardata2, &reversed);
-	selec = join_selectivity(&vardata1, &vardata2, radius);
-	ReleaseVariableStats(vardata1);
-	ReleaseVariableStats(vardata2);
-	return selec;
-}
-
-/*
- * The center and radius expressions of a simhash_ball expression: a
- * constant ball gives constants; simhash_ball(center, radius) gives its
- * arguments.  False for anything else (e.g. a simhash_ball column).
- */
-static bool
-decompose_ball(Node *ball, const SimhashOids *oids, Node **center,
-			   Node **radius)
-{
-	ball = strip_relabel(ball);
-	if (IsA(ball, Const))
-	{
-		Const	   *c = (Const *) ball;
-
-		if (c->constisnull)
-		{
-			*center = (Node *) makeNullConst(oids->hash_type, -1, InvalidOid);
-			*radius = (Node *) makeNullConst(INT8OID, -1, InvalidOid);
-		}
-		else
-		{
-			SimhashBall *b = DatumGetSimhashBallP(c->constvalue);
-
-			*center = (Node *) makeConst(oids->hash_type, -1, InvalidOid,
-										 sizeof(int64),
-										 Simhash64GetDatum(b->center),
-										 false, FLOAT8PASSBYVAL);
-			*radius = (Node *) int8_const(b->radius);
-		}
-		return true;
-	}
-	if (IsA(ball, FuncExpr) && ((FuncExpr *) ball)->funcid == oids->ball_func &&
-		list_length(((FuncExpr *) ball)->args) == 2)
-	{
-		*center = linitial(((FuncExpr *) ball)->args);
-		*radius = lsecond(((FuncExpr *) ball)->args);
-		return true;
-	}
-	return false;
-}
-
-/*
- * The arguments of `h <@ ball` or `ball @> h` as the (a, b, k) of
- * simhash_within(a, b, k): false if they are not a simhash64 and a
- * decomposable ball.
- */
-static bool
-ball_operator_args(List *args, const SimhashOids *oids, Node **a, Node **b,
-				   Node **k)
-{
-	Node	   *left,
-			   *right;
-
-	if (list_length(args) != 2)
-		return false;
-	left = linitial(args);
-	right = lsecond(args);
-	if (exprType(left) == oids->ball_type)
-	{
-		Node	   *tmp = left;
-
-		left = right;
-		right = tmp;
-	}
-	if (exprType(right) != oids->ball_type)
-		return false;
-	*a = left;
-	return decompose_ball(right, oids, b, k);
-}
-
-/* simhash_ball_sel(internal, oid, internal, integer): <@ and @> restriction */
-Datum
-simhash_ball_sel(PG_FUNCTION_ARGS)
-{
-	PlannerInfo *root = (PlannerInfo *) PG_GETARG_POINTER(0);
-	List	   *args = (List *) PG_GETARG_POINTER(2);
-	int			varRelid = PG_GETARG_INT32(3);
-	SimhashOids oids;
-	Node	   *a,
-			   *b,
-			   *k;
-
-	if (!lookup_oids(fcinfo, &oids) ||
-		!ball_operator_args(args, &oids, &a, &b, &k))
-		PG_RETURN_FLOAT8(Min(1.0, random_within_fraction(SIMHASH_DEFAULT_RADIUS) +
-							 DEFAULT_EQ_SEL));
-	PG_RETURN_FLOAT8(within_restriction(root, &oids, a, b, k, varRelid));
-}
-
-/* simhash_ball_joinsel(internal, oid, internal, smallint, internal) */
-Datum
-simhash_ball_joinsel(PG_FUNCTION_ARGS)
-{
-	PlannerInfo *root = (PlannerInfo *) PG_GETARG_POINTER(0);
-	List	   *args = (List *) PG_GETARG_POINTER(2);
-	SpecialJoinInfo *sjinfo = (SpecialJoinInfo *) PG_GETARG_POINTER(4);
-	SimhashOids oids;
-	Node	   *a,
-			   *b,
-			   *k;
-
-	if (!lookup_oids(fcinfo, &oids) ||
-		!ball_operator_args(args, &oids, &a, &b, &k))
-	{
-		/* not decomposable: treat the ball's expression as the other side */
-		if (list_length(args) != 2)
-			PG_RETURN_FLOAT8(DEFAULT_EQ_SEL);
-		PG_RETURN_FLOAT8(within_join(root, linitial(args), lsecond(args),
-									 NULL, sjinfo));
-	}
-	PG_RETURN_FLOAT8(within_join(root, a, b, k, sjinfo));
 }
 
 /*--------------------------------------------------------------------------
@@ -794,7 +351,7 @@ within_index_condition(FunctionCallInfo fcinfo,
 	if (list_length(fexpr->args) != 3 ||
 		(req->indexarg != 0 && req->indexarg != 1))
 		return NIL;
-	if (!lookup_oids(fcinfo, &oids) ||
+	if (!simhash_call_oids(fcinfo, &oids) ||
 		fexpr->funcid != oids.within_func ||
 		!op_in_opfamily(oids.within_op, req->opfamily))
 		return NIL;
@@ -820,26 +377,6 @@ within_index_condition(FunctionCallInfo fcinfo,
 	return list_make1(clause);
 }
 
-/* SupportRequestSelectivity of a within-radius call */
-static Selectivity
-within_selectivity(FunctionCallInfo fcinfo, SupportRequestSelectivity *req)
-{
-	SimhashOids oids;
-	Node	   *a,
-			   *b,
-			   *k;
-
-	if (list_length(req->args) != 3 || !lookup_oids(fcinfo, &oids))
-		return Min(1.0, random_within_fraction(SIMHASH_DEFAULT_RADIUS) +
-				   DEFAULT_EQ_SEL);
-	a = linitial(req->args);
-	b = lsecond(req->args);
-	k = lthird(req->args);
-	if (req->is_join)
-		return within_join(req->root, a, b, k, req->sjinfo);
-	return within_restriction(req->root, &oids, a, b, k, req->varRelid);
-}
-
 Datum
 simhash_within_support(PG_FUNCTION_ARGS)
 {
@@ -853,7 +390,7 @@ simhash_within_support(PG_FUNCTION_ARGS)
 	{
 		SupportRequestSelectivity *req = (SupportRequestSelectivity *) rawreq;
 
-		req->selectivity = within_selectivity(fcinfo, req);
+		req->selectivity = simhash_within_selectivity(fcinfo, req);
 		ret = (Node *) req;
 	}
 	else if (IsA(rawreq, SupportRequestCost))
@@ -867,94 +404,4 @@ simhash_within_support(PG_FUNCTION_ARGS)
 	}
 
 	PG_RETURN_POINTER(ret);
-}
-
-/*--------------------------------------------------------------------------
- * Radius conditions, for the join path (join/scan.c)
- *--------------------------------------------------------------------------
- */
-
-/*
- * Is clause a radius condition of this extension: simhash_within(a, b, k)
- * (what `a <~> b <= k` and the other spellings become at simplification),
- * `a <@ simhash_ball(b, k)` or `simhash_ball(b, k) @> a`?  If so, set *a, *b
- * (the two fingerprints) and *k (the bigint radius expression).
- */
-bool
-simhash_radius_condition(Node *clause, Node **a, Node **b, Node **k)
-{
-	SimhashOids oids;
-
-	if (clause == NULL)
-		return false;
-	if (IsA(clause, FuncExpr))
-	{
-		FuncExpr   *f = (FuncExpr *) clause;
-
-		/* cheap shape test before any catalog lookup */
-		if (f->funcresulttype != BOOLOID || list_length(f->args) != 3 ||
-			!simhash_lookup_oids(get_func_namespace(f->funcid), &oids) ||
-			f->funcid != oids.within_func)
-			return false;
-		*a = linitial(f->args);
-		*b = lsecond(f->args);
-		*k = lthird(f->args);
-		return true;
-	}
-	if (IsA(clause, OpExpr))
-	{
-		OpExpr	   *op = (OpExpr *) clause;
-
-		/* one operand is the ball: a function call (or a constant) */
-		if (op->opresulttype != BOOLOID || list_length(op->args) != 2 ||
-			!(IsA(strip_relabel(linitial(op->args)), FuncExpr) ||
-			  IsA(strip_relabel(lsecond(op->args)), FuncExpr) ||
-			  IsA(strip_relabel(linitial(op->args)), Const) ||
-			  IsA(strip_relabel(lsecond(op->args)), Const)) ||
-			!simhash_lookup_oids(get_func_namespace(get_opcode(op->opno)), &oids) ||
-			(op->opno != oids.within_op && op->opno != get_commutator(oids.within_op)))
-			return false;
-		return ball_operator_args(op->args, &oids, a, b, k);
-	}
-	return false;
-}
-
-/* the radius a condition's k is planned for (planner.h) */
-int
-simhash_planned_radius(PlannerInfo *root, Node *k, int dflt)
-{
-	Node	   *v = root ? estimate_expression_value(root, k) : k;
-
-	v = strip_relabel(v);
-	if (v && IsA(v, Const) && ((Const *) v)->consttype == INT8OID)
-	{
-		Const	   *c = (Const *) v;
-
-		if (c->constisnull)
-			return -1;
-		return (int) Max(Min(DatumGetInt64(c->constvalue), 64), -1);
-	}
-	return dflt;
-}
-
-/* the smallest radius of the radius conditions among clauses (planner.h) */
-int
-simhash_clauses_radius(PlannerInfo *root, List *clauses, int dflt)
-{
-	ListCell   *lc;
-	int			radius = 65;
-
-	foreach(lc, clauses)
-	{
-		Node	   *clause = lfirst(lc);
-		Node	   *a,
-				   *b,
-				   *k;
-
-		if (IsA(clause, RestrictInfo))
-			clause = (Node *) ((RestrictInfo *) clause)->clause;
-		if (simhash_radius_condition(clause, &a, &b, &k))
-			radius = Min(radius, simhash_planned_radius(root, k, dflt));
-	}
-	return radius == 65 ? dflt : radius;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/citus/run.sh: the Citus suite (issue #15).  test/citus/t/*.pl start a
+# test/citus/run.sh: the Citus suite.  test/citus/t/*.pl start a
 # coordinator and two workers as three throwaway PostgreSQL 15 clusters (own
 # ports, Unix sockets in a temporary directory, shared_preload_libraries =
 # 'citus'), add the workers, compare simhash on a distributed table with the

@@ -102,11 +102,13 @@ is($node->safe_psql('postgres', 'SELECT count(*) FROM t'), $rows,
 	'crash 4: the committed rows are there');
 check_index($node, 'postgres', 'after crash 4');
 
-# a crash in the middle of one large insert (40,000 rows), after it has
-# flushed several times: its entries stay in the index, its rows are dead
+# a crash during one large insert (40,000 rows) in a transaction that is
+# never committed, after it has flushed several times: its entries stay in
+# the index, its rows are dead (the crash comes before the commit however
+# fast the insert runs)
 my $gen = $node->safe_psql('postgres', 'SELECT generation FROM index_meta($$t_h$$)');
 my $big = $node->background_psql('postgres', on_error_stop => 0);
-$big->query_until(qr/bigstarted/, "\\echo bigstarted\n" . insert_sql(1, 400, 600, 699) . ";\n");
+$big->query_until(qr/bigstarted/, "\\echo bigstarted\nBEGIN;\n" . insert_sql(1, 400, 600, 699) . ";\n");
 $node->poll_query_until('postgres', "SELECT generation >= $gen + 6 FROM index_meta('t_h')")
   or die 'the large insert did not flush';
 note 'crash 5, during a large insert: ' . index_meta($node, 'postgres', 't_h');
@@ -175,7 +177,7 @@ is($node->safe_psql('postgres', q{
 is($node->safe_psql('postgres', q{SELECT count(*) FROM churn WHERE h = simhash_hash('12-1')::simhash64}),
 	'1', 'churn: the probe row exists');
 
-# a parallel CREATE INDEX (issue #14: the workers WAL-log and write the
+# a parallel CREATE INDEX (the workers WAL-log and write the
 # trees' pages past the buffers) and a crash right after its commit: after
 # recovery the index equals a serial build of the table page for page (but
 # the LSNs and checksums) and answers as a sequential scan does

@@ -76,7 +76,7 @@ $node->safe_psql('old', q{
 });
 is($node->safe_psql('old', $hits_sql), "$hits_10,6001",
 	'index built under 1.0 takes inserts after the upgrade');
-# issue #11: a function new in 1.1 works on a table made under 1.0
+# a function new in 1.1 works on a table made under 1.0
 # (3000 values twice each, doc17 three times: 3000 - 1 + 3 exact pairs)
 is($node->safe_psql('old',
 	"SELECT pairs FROM simhash_distance_histogram('docs', 'h', 0)"), '3002',

@@ -2,7 +2,7 @@
 # server down, never hangs, and never reports persistent corruption as a
 # serialization failure (40001).
 #
-# 1. The four findings of issue #10, exactly as reported: a run header's
+# 1. Four corruptions, each as first reported: a run header's
 #    ntables overwritten (00000004, and 1), a leaf whose next pointer is
 #    itself, an inner pointer to block 0, a tree height of 0xffff, a
 #    metapage nruns of 100.  Each query must fail with XX002 naming the index.
@@ -127,7 +127,7 @@ sub run_sql
 	return ($state // '00000', $out, $err);
 }
 
-# ---- 1. the findings of issue #10, as reported ----
+# ---- 1. four corruptions, each as first reported ----
 
 $node->safe_psql('postgres', q{
 	CREATE TABLE ct (id int, h simhash64);
@@ -327,7 +327,7 @@ for my $i (1 .. $nindexes)
 		SELECT txid_current();
 		VACUUM $tbl;
 	});
-	# VACUUM compacts the index and truncates its free pages (issue #13):
+	# VACUUM compacts the index and truncates its free pages:
 	# flushes after it retire runs and lists, and recycle them inside the file
 	# (three: the merge policy merges the large run only at the second, and
 	# the third recycles it)

@@ -1,7 +1,7 @@
-# test/t/011_input_limits.pl: hostile input sizes (issue #10, findings 5
-# and 6) in a backend whose address space is limited.  The session limits
-# its own backend with prlimit (COPY ... TO PROGRAM, as the superuser) to
-# its current size plus 256 MB, then:
+# test/t/011_input_limits.pl: hostile input sizes in a backend whose
+# address space is limited.  The session limits its own backend with
+# prlimit (COPY ... TO PROGRAM, as the superuser) to its current size plus
+# 256 MB, then:
 #  - simhash_features of a 30 MB text of two words lists them (it kept
 #    every occurrence before);
 #  - simhash(text) of a 100 MB text with two distinct words gives the right

@@ -1,5 +1,5 @@
 # test/t/012_dedup_lock.pl: the dedup jobs lock the relation before they
-# check its column types (issue #10, finding 8).  A session changes the
+# check its column types.  A session changes the
 # type of the hash column in an open transaction; a job started meanwhile
 # must wait for it and then see the new type (a clean 42804), not check
 # the old type and then read the new one (a text pointer taken for a

@@ -1,15 +1,15 @@
 # test/t/030_index_standby_recycle.pl: a long standby scan while the primary
-# recycles the index's pages, with hot_standby_feedback off (issue #13,
-# goal 4).  A cursor on the standby has read the metapage and part of an
-# ordered index scan; on the primary, DELETE and VACUUM rewrite the run the
-# cursor is reading, and a later VACUUM recycles its pages.  Replaying the
-# recycling must resolve the conflict the way PostgreSQL's own indexes do:
-# the standby waits (max_standby_streaming_delay) and then cancels the
-# cursor's session with the standard recovery-conflict error.  The cursor
-# must never read a recycled page ("was reused while it was being read").
-# Without the conflict record the replay frees the pages under the cursor,
-# and its next FETCH fails with that error.  Last, on the primary: VACUUM
-# truncates the free pages at the end of an index (issue #13, goal 2).
+# recycles the index's pages, with hot_standby_feedback off.  A cursor on the
+# standby has read the metapage and part of an ordered index scan; on the
+# primary, DELETE and VACUUM rewrite the run the cursor is reading, and a
+# later VACUUM recycles its pages.  Replaying the recycling must resolve the
+# conflict the way PostgreSQL's own indexes do: the standby waits
+# (max_standby_streaming_delay) and then cancels the cursor's session with
+# the standard recovery-conflict error.  The cursor must never read a
+# recycled page ("was reused while it was being read"). Without the conflict
+# record the replay frees the pages under the cursor, and its next FETCH
+# fails with that error.  Last, on the primary: VACUUM truncates the free
+# pages at the end of an index.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

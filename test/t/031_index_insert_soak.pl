@@ -1,4 +1,4 @@
-# test/t/031_index_insert_soak.pl (issue #13 goal 3): 8 pgbench clients for
+# test/t/031_index_insert_soak.pl: 8 pgbench clients for
 # a fixed time (SIMHASH_INSERT_SECONDS, default 30; 600 is the 10-minute
 # soak) insert single rows (some with a NULL key) into a simhash index's
 # pending lanes while others look recent rows up through the index (index

@@ -1,12 +1,12 @@
-# test/t/032_index_churn.pl: the index's size under churn (issue #13,
-# goal 2).  Rows inserted one per transaction (flushes and merges), then a
-# DELETE of 10% and one VACUUM (in parallel, as PostgreSQL runs it for a
-# table with two indexes): the index must be at most 1.2 times a fresh
-# CREATE INDEX of the same rows (VACUUM's compaction and truncation), check
-# clean, and answer lookups as a sequential scan does.  Before that, a
-# cursor holds a snapshot from before the DELETE while VACUUM runs: the
-# compaction must leave what the cursor may still read alone (the cursor
-# completes with its snapshot's rows), and a later VACUUM compacts.
+# test/t/032_index_churn.pl: the index's size under churn.  Rows inserted one
+# per transaction (flushes and merges), then a DELETE of 10% and one VACUUM
+# (in parallel, as PostgreSQL runs it for a table with two indexes): the
+# index must be at most 1.2 times a fresh CREATE INDEX of the same rows
+# (VACUUM's compaction and truncation), check clean, and answer lookups as a
+# sequential scan does.  Before that, a cursor holds a snapshot from before
+# the DELETE while VACUUM runs: the compaction must leave what the cursor
+# may still read alone (the cursor completes with its snapshot's rows), and
+# a later VACUUM compacts.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;

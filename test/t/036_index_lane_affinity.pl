@@ -1,5 +1,5 @@
 # test/t/036_index_lane_affinity.pl: concurrent inserters keep to their own
-# pending lanes (issue #13 goal 3, src/index/pending.c).  A backend whose
+# pending lanes (src/index/pending.c).  A backend whose
 # lane is empty starts it, and one whose lane's tail page is full adds a
 # page to it, instead of appending to a lane another backend is filling
 # (before: the two backends then met on one tail page, and one slept on its

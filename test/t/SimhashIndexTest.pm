@@ -197,7 +197,7 @@ sub results_digest
 }
 
 
-# issue #14: the table pb (60,000 rows) indexed serially (pb_serial) and by
+# the table pb (60,000 rows) indexed serially (pb_serial) and by
 # a parallel build whose workers write the trees (pb_par, without the
 # leader), with blocks = 6 (20 tables); $between runs after the serial build
 sub parallel_build_sql

@@ -1,5 +1,5 @@
 /*
- * test_probe_plan.c: the probe plans of src/core/probe_plan.c (issue #13).
+ * test_probe_plan.c: the probe plans of src/core/probe_plan.c.
  *	- every plan (planned or uniform) covers every error pattern of its
  *	  radius, checked exhaustively, for every (blocks, max_distance) with
  *	  blocks 1 .. 12 and at most 1000 tables and radius 0 .. k + 8, where

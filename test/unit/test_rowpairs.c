@@ -352,7 +352,7 @@ check_rows(const char *name, const uint64_t *h, const uint64_t *key, size_t n)
 		ngot = search(&b, h, key, n, 0, b.ntables, true, got, cap);
 		compare(what, got, ngot, want, nwant);
 
-		/* one sort shared by a search per group (issue #14: parallel jobs) */
+		/* one sort shared by a search per group (as the parallel jobs do) */
 		snprintf(what, sizeof(what), "%s blocks %d k %d shared", name, b.nblocks, b.max_distance);
 		ngot = search_shared(&b, h, key, n, got, cap);
 		compare(what, got, ngot, want, nwant);

@@ -1,4 +1,4 @@
-# test/citus/t/001_citus.pl: simhash on a Citus cluster (issue #15).
+# test/citus/t/001_citus.pl: simhash on a Citus cluster.
 #
 # Three local PostgreSQL 15 clusters (a coordinator and two workers, each on
 # its own port, Unix sockets only) with shared_preload_libraries = 'citus'.
