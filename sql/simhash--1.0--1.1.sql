@@ -626,3 +626,20 @@ BEGIN
 	EXECUTE format('DROP TABLE %s', m.work);
 END $fn$;
 COMMENT ON FUNCTION minhash_groups_citus(regclass, name, name, float8, integer, integer) IS 'minhash_groups of a Citus distributed table: pairs on the workers, groups on the coordinator';
+
+--------------------------------------------------------------------------
+-- issue #26: near-duplicate exclusion constraints,
+-- EXCLUDE USING simhash (simhash_ball(h, k) WITH &&)
+--------------------------------------------------------------------------
+
+CREATE FUNCTION simhash_ball_near(simhash_ball, simhash_ball) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION simhash_ball_near(simhash_ball, simhash_ball) IS 'hamming_distance of the centers <= the smaller radius';
+CREATE OPERATOR && (
+	LEFTARG = simhash_ball, RIGHTARG = simhash_ball, FUNCTION = simhash_ball_near,
+	COMMUTATOR = &&, RESTRICT = contsel, JOIN = contjoinsel
+);
+COMMENT ON OPERATOR && (simhash_ball, simhash_ball) IS 'centers within the smaller radius (near-duplicates)';
+
+CREATE OPERATOR CLASS simhash_ball_ops DEFAULT FOR TYPE simhash_ball USING simhash AS
+	OPERATOR 3 && (simhash_ball, simhash_ball);

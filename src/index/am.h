@@ -271,9 +271,11 @@
 #include "storage/block.h"
 #include "storage/bufmgr.h"
 #include "storage/itemptr.h"
+#include "utils/rel.h"
 #include "utils/relcache.h"
 
 #include "compat.h"
+#include "simhash.h"
 
 #include "core/blocks.h"
 #include "core/index_leaf.h"
@@ -295,6 +297,8 @@
 /* strategy numbers of the operator class */
 #define SIMHASH_WITHIN_STRATEGY			1	/* simhash64 <@ simhash_ball */
 #define SIMHASH_DISTANCE_STRATEGY		2	/* ORDER BY simhash64 <~> simhash64 */
+#define SIMHASH_NEAR_STRATEGY			3	/* simhash_ball && simhash_ball */
+#define SIMHASH_NSTRATEGIES				3
 
 /* page kinds */
 #define SIMHASH_META		1
@@ -446,6 +450,31 @@ typedef struct SimhashOptions
 	int			blocks;
 	int			max_distance;
 } SimhashOptions;
+
+/*
+ * The fingerprint an index stores for a key value.  An index on simhash64
+ * (operator class simhash_ops) stores the value; an index on simhash_ball
+ * (simhash_ball_ops, the key of a near-duplicate exclusion constraint)
+ * stores the ball's center, and its scans recheck the radius (see
+ * "Exclusion constraints" above).  The two are told apart by the key's
+ * representation: simhash64 is 8 bytes by value, simhash_ball 16 by
+ * reference.
+ */
+static inline bool
+simhash_keys_are_balls(Relation index)
+{
+	Form_pg_attribute att = TupleDescAttr(RelationGetDescr(index), 0);
+
+	return !att->attbyval && att->attlen == (int16) sizeof(SimhashBall);
+}
+
+static inline uint64
+simhash_key_hash(Relation index, Datum value)
+{
+	if (simhash_keys_are_balls(index))
+		return DatumGetSimhashBallP(value)->center;
+	return (uint64) DatumGetSimhash64(value);
+}
 
 /* ---- pages.c: page initialisation, the page-access helper, metapage ---- */
 extern void simhash_init_page(Page page, uint16 kind, uint64 generation);

@@ -125,7 +125,7 @@ build_callback(Relation index, ItemPointer tid, Datum *values,
 		simhash_run_input_reserve(&bs->input, bs->cap + grow - bs->input.n);
 		bs->cap += grow;
 	}
-	bs->input.hashes[bs->input.n] = DatumGetSimhash64(values[0]);
+	bs->input.hashes[bs->input.n] = simhash_key_hash(index, values[0]);
 	bs->input.tids[bs->input.n] = *tid;
 	bs->input.n++;
 	bs->indtuples += 1;

@@ -59,6 +59,7 @@ typedef struct SimhashScanOpaqueData
 	int			max_radius;		/* the smallest ball of the keys (64: none) */
 	bool		empty;			/* a key matches nothing */
 	bool		keyless;		/* no keys: every row, NULL keys included */
+	bool		recheck;		/* a key is `ball && ball` (see start_scan) */
 	/* ordered scans: distance rings 0, 1, ... up to max_radius */
 	bool		ordered;
 	bool		order_null;		/* ORDER BY h <~> NULL */
@@ -232,9 +233,19 @@ start_scan(IndexScanDesc scan)
 	so->empty = false;
 	so->max_radius = 64;
 	so->keyless = (scan->numberOfKeys == 0);
+	so->recheck = false;
 	for (int i = 0; i < scan->numberOfKeys; i++)
 	{
 		ScanKey		key = &scan->keyData[i];
+
+		/*
+		 * `indexed ball && ball` holds when the centers are within the
+		 * smaller radius; the index keeps only the indexed balls' centers,
+		 * so it returns those within the key's radius and the executor (or
+		 * an exclusion constraint's check) rechecks the operator.
+		 */
+		if (key->sk_strategy == SIMHASH_NEAR_STRATEGY)
+			so->recheck = true;
 
 		if (key->sk_flags & SK_ISNULL)
 			so->empty = true;	/* nothing is within a NULL ball */
@@ -463,7 +474,7 @@ simhash_gettuple(IndexScanDesc scan, ScanDirection dir)
 		if (!next_batch(scan))
 			return false;
 	}
-	scan->xs_recheck = false;
+	scan->xs_recheck = so->recheck;
 
 	/*
 	 * The index returns no column (amcanreturn is NULL), so the planner
@@ -507,7 +518,7 @@ simhash_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	{
 		while (batch_next(&so->batch, &tid, &dist))
 		{
-			tbm_add_tuples(tbm, &tid, 1, false);
+			tbm_add_tuples(tbm, &tid, 1, so->recheck);
 			total++;
 			if ((total & 1023) == 0)
 				CHECK_FOR_INTERRUPTS();
