@@ -19,26 +19,25 @@ DATA_built = sql/simhash--$(EXTVERSION).sql
 # src/core/ is the pure-C core: no server headers (the unit tests and fuzzers
 # compile exactly that folder, which keeps the boundary checked).
 CORE_SRCS = $(sort $(wildcard $(srcdir)/src/core/*.c))
-SERVER_SRCS = $(srcdir)/src/simhash.c \
-	$(sort $(wildcard $(foreach part,types text index dedup join minhash sentences,$(srcdir)/src/$(part)/*.c)))
+SERVER_SRCS = $(srcdir)/src/module.c $(srcdir)/src/progress.c \
+	$(sort $(wildcard $(foreach part,shared types text index dedup join minhash sentences,$(srcdir)/src/$(part)/*.c)))
 OBJS = $(patsubst $(srcdir)/src/%.c,build/%.o,$(CORE_SRCS) $(SERVER_SRCS))
 
-# pg_regress tests: sql/<name>.sql against expected/<name>.out
-REGRESS = type distance compute tokenizer aggregate encoding bad_input find_all planner index recipes dedup dedup_keys minhash sentences usability index_hardening hardening cjk join citus_parts
-# issue #11: beside pgvector, the distance histogram
-REGRESS += pgvector_compat distance_histogram
-# issue #14: the dedup jobs in parallel workers
-REGRESS += dedup_parallel dedup_keys_parallel
-# issue #13: a chunked build leaves no free pages behind
-REGRESS += index_churn
-# issue #13: radius lookups by probe plans, against a sequential reference
-REGRESS += index_probe
-# issue #13: appends to the pending lanes of logged, unlogged and temporary tables
-REGRESS += index_lanes
-# issue #13: the copies of inner pages do not leak when an open index is reloaded
-REGRESS += index_cache
-# issue #14: the radius join in parallel plans (a partial path under Gather)
-REGRESS += join_parallel
+# pg_regress tests: sql/<name>.sql against expected/<name>.out, by subject.
+# They share one database: "type" comes first (it creates the extension).
+# One test: make installcheck REGRESS=name (or test/run.sh --only name).
+# the types, fingerprints and their inputs
+REGRESS = type distance compute tokenizer aggregate encoding bad_input cjk
+# searching: find_all, the planner's rewrites, the radius join
+REGRESS += find_all planner join join_parallel pgvector_compat distance_histogram
+# the index
+REGRESS += index index_hardening index_churn index_probe index_order index_lanes index_cache
+# the dedup jobs (serial, parallel, the parts Citus uses)
+REGRESS += recipes dedup dedup_keys dedup_parallel dedup_keys_parallel citus_parts
+# MinHash and sentence fingerprints
+REGRESS += minhash sentences
+# across the extension: error messages and hardening
+REGRESS += usability hardening search_path
 REGRESS_OPTS = --inputdir=. --outputdir=$(or $(REGRESS_OUTDIR),.)
 
 # xxHash comes from Debian's libxxhash-dev, used header-only (inlined).

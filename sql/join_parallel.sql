@@ -1,7 +1,7 @@
 -- the radius join in parallel plans (scan.c, doc/joins.md "Parallel
 -- workers"): the partial path (the outer a Parallel Seq Scan, the inner
 -- whole, each process joining its share of the outer rows) under a Gather,
--- and the serial join run in a worker (force_parallel_mode), each against
+-- and the serial join run in a worker (debug_parallel_query), each against
 -- the serial plan in the leader, for every join form at k = 0..8, in memory
 -- and spilling
 SET client_min_messages = warning;
@@ -53,7 +53,7 @@ $$;
 -- parallel plan against those of the serial plan (no workers).  Modes:
 -- 'partial': parallel plans cost nothing, every table is big enough for
 -- workers and the leader only gathers (the workers do all the joining);
--- 'worker': force_parallel_mode on, default costs (the serial join of
+-- 'worker': debug_parallel_query on (force_parallel_mode before 16), default costs (the serial join of
 -- identical scans, read once, is not parallel-safe and stays in the
 -- leader).  Returns the plan's kind, the rows and the differences.
 CREATE FUNCTION pcheck(q text, k int, mode text)
@@ -61,6 +61,8 @@ RETURNS TABLE (kind text, rows bigint, missing bigint, extra bigint)
 LANGUAGE plpgsql AS $$
 DECLARE
 	sql text := format(q, k);
+	force text := CASE WHEN current_setting('server_version_num')::int >= 160000
+		THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END;
 	got text[];
 	want text[];
 BEGIN
@@ -74,7 +76,7 @@ BEGIN
 		SET LOCAL min_parallel_table_scan_size = 0;
 		SET LOCAL parallel_leader_participation = off;
 	ELSE
-		SET LOCAL force_parallel_mode = on;
+		PERFORM set_config(force, 'on', true);
 	END IF;
 	kind := pkind(sql);
 	EXECUTE format('SELECT array_agg(x::text) FROM (%s) x', sql) INTO got;
@@ -88,7 +90,7 @@ BEGIN
 	RESET parallel_tuple_cost;
 	RESET min_parallel_table_scan_size;
 	RESET parallel_leader_participation;
-	RESET force_parallel_mode;
+	EXECUTE format('RESET %I', force);
 END
 $$;
 
@@ -145,7 +147,8 @@ DECLARE
 	line text;
 BEGIN
 	FOR line IN EXECUTE q LOOP
-		RETURN NEXT line;
+		-- rows per loop as a whole number, as before 18 (which prints two decimals)
+		RETURN NEXT regexp_replace(line, '(rows=\d+)\.\d+', '\1');
 	END LOOP;
 END
 $$;

@@ -165,14 +165,19 @@ CREATE CAST (integer AS simhash_distance) WITH FUNCTION simhash_distance_from_in
 -- and a text bar (bar_width characters for the largest count, at least one
 -- for any non-zero count).  Built on simhash_pairs, so it needs what that job
 -- needs (maintenance_work_mem, temporary files); it finds simhash_pairs in the
--- extension's own schema, wherever the extension was created or moved.
+-- extension's own schema, wherever the extension was created or moved, and
+-- runs with search_path = pg_catalog, pg_temp and typed arguments, so that no
+-- overload or operator another role plants on the caller's path runs.
 CREATE FUNCTION simhash_distance_histogram(relation regclass, hash_column name,
 		max_distance integer DEFAULT 8, bar_width integer DEFAULT 50)
 	RETURNS TABLE (distance integer, pairs bigint, cumulative bigint, bar text)
 	LANGUAGE plpgsql STABLE STRICT PARALLEL RESTRICTED ROWS 9
+	SET search_path = pg_catalog, pg_temp
 	AS $fn$
 DECLARE
 	ext_schema name;
+	ext_oid oid;
+	intruder pg_catalog.regprocedure;
 BEGIN
 	IF max_distance < 0 OR max_distance > 64 THEN
 		RAISE EXCEPTION 'max_distance must be between 0 and 64, not %', max_distance
@@ -182,17 +187,36 @@ BEGIN
 		RAISE EXCEPTION 'bar_width must be between 1 and 1000, not %', bar_width
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
-	SELECT n.nspname INTO ext_schema
+	SELECT n.nspname, e.oid INTO ext_schema, ext_oid
 	FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace
 	WHERE e.extname = 'simhash';
+	-- a function of another owner named simhash_pairs in the extension's
+	-- schema could win the call below over the polymorphic original (a
+	-- concrete id_type beats anyelement): refuse to run beside one
+	SELECT p.oid INTO intruder FROM pg_catalog.pg_proc p
+	WHERE p.proname OPERATOR(pg_catalog.=) 'simhash_pairs'::pg_catalog.name
+	  AND p.pronamespace OPERATOR(pg_catalog.=) (SELECT e.extnamespace FROM pg_catalog.pg_extension e
+	                                             WHERE e.oid OPERATOR(pg_catalog.=) ext_oid)
+	  AND NOT EXISTS (SELECT FROM pg_catalog.pg_depend d
+	                  WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
+	                    AND d.objid OPERATOR(pg_catalog.=) p.oid
+	                    AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
+	                    AND d.refobjid OPERATOR(pg_catalog.=) ext_oid
+	                    AND d.deptype OPERATOR(pg_catalog.=) 'e'::pg_catalog.char)
+	LIMIT 1;
+	IF intruder IS NOT NULL THEN
+		RAISE EXCEPTION 'function % is not a member of extension simhash but shares the name of its simhash_pairs', intruder
+			USING ERRCODE = 'ambiguous_function',
+			      HINT = 'Drop or rename it: it could run in place of the extension''s function.';
+	END IF;
 	RETURN QUERY EXECUTE format($q$
 		WITH counts AS (
 			SELECT p.distance, pg_catalog.count(*) AS pairs
-			FROM %I.simhash_pairs($1, 'ctid', $2, NULL::pg_catalog.tid, $3) p
+			FROM %I.simhash_pairs($1, 'ctid'::pg_catalog.name, $2, NULL::pg_catalog.tid, $3) p
 			GROUP BY p.distance),
 		hist AS (
-			SELECT d AS distance, COALESCE(c.pairs, 0) AS pairs
-			FROM pg_catalog.generate_series(0, $3) d LEFT JOIN counts c ON c.distance = d)
+			SELECT d AS distance, COALESCE(c.pairs, 0::pg_catalog.int8) AS pairs
+			FROM pg_catalog.generate_series(0::pg_catalog.int4, $3) d LEFT JOIN counts c ON c.distance = d)
 		SELECT h.distance, h.pairs,
 			(pg_catalog.sum(h.pairs) OVER (ORDER BY h.distance))::bigint,
 			pg_catalog.repeat('#', CASE WHEN h.pairs = 0 THEN 0 ELSE
@@ -241,28 +265,57 @@ CREATE FUNCTION simhash_group_pairs(ids bigint[], hashes simhash64[], grp intege
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 100;
 COMMENT ON FUNCTION simhash_group_pairs(bigint[], simhash64[], integer, integer, integer) IS 'the pairs among these rows that table group grp reports (a part of simhash_pairs)';
 
+-- The PL/pgSQL of the *_citus jobs and of their helpers (simhash_citus_*)
+-- runs with search_path = pg_catalog, pg_temp, as PostgreSQL's contrib
+-- modules do: built-in names resolve in pg_catalog only, the extension's own
+-- functions and types are named through its schema (read from pg_extension
+-- by each function: the extension is relocatable, so @extschema@ is not
+-- available), every argument of such a call is a typed $n parameter or a
+-- literal of its exact type, and temporary tables are pg_temp.*.  So no
+-- function, operator or table that another role plants in public or in a
+-- schema on the caller's path runs or is read.  The helpers take
+-- identifiers, regclass values and numbers, never SQL text, and quote what
+-- they put into a query.  They stay executable by PUBLIC because the jobs
+-- run with the caller's privileges (SECURITY INVOKER) and call them; a
+-- helper can do nothing its caller could not do with the job itself.
+
 CREATE FUNCTION simhash_pairs_citus(relation regclass, id_column name, hash_column name,
 		max_distance integer DEFAULT 3, blocks integer DEFAULT NULL)
 	RETURNS TABLE (id_a bigint, id_b bigint, distance integer)
-	LANGUAGE plpgsql AS $fn$
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $fn$
 DECLARE
+	ext name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	             WHERE e.extname = 'simhash');
 	nblocks integer := coalesce(blocks, greatest(least(max_distance + 2, 64), 1));
-	part text;
+	part regclass;
+	moved bigint;
 BEGIN
-	PERFORM simhash_citus_start('simhash_pairs_citus', relation, id_column, hash_column);
+	EXECUTE format('SELECT %1$I.simhash_citus_start(%1$I.simhash_citus_job_name($1), $2, $3, $4)', ext)
+		USING 'simhash_pairs_citus'::text, relation, id_column, hash_column;
 	IF max_distance IS NULL THEN
 		RAISE EXCEPTION 'simhash_pairs_citus: arguments must not be NULL' USING ERRCODE = 'null_value_not_allowed';
 	END IF;
-	PERFORM simhash_group_block('0000000000000000', 0, nblocks, max_distance);	-- checks blocks
+	-- checks blocks
+	EXECUTE format('SELECT %1$I.simhash_group_block(0::bigint::%1$I.simhash64, 0, $1, $2)', ext)
+		USING nblocks, max_distance;
 	-- the work table, in the relation's schema: one per session
-	part := simhash_citus_work_table(relation, '', 'bk bigint, grp integer, id bigint, h simhash64', 'bk');
+	EXECUTE format('SELECT %I.simhash_citus_work_table($1, $2, NULL::regclass)', ext)
+		INTO part USING relation, 'blocks'::text;
 	FOR g IN 0 .. max_distance LOOP
-		EXECUTE format('INSERT INTO %s SELECT simhash_group_block(%I, %s, %s, %s), %s, %I::bigint, %I FROM %s WHERE %I IS NOT NULL',
-		               part, hash_column, g, nblocks, max_distance, g, id_column, hash_column, relation, hash_column);
+		EXECUTE format('INSERT INTO %s SELECT %I.simhash_group_block(%I, %s, %s, %s), %s, %I::bigint, %I FROM %s WHERE %I IS NOT NULL',
+		               part, ext, hash_column, g, nblocks, max_distance, g, id_column, hash_column, relation, hash_column);
+		GET DIAGNOSTICS moved = ROW_COUNT;
+		EXECUTE format('SELECT %I.simhash_citus_progress($1, $2)', ext)
+			USING 'simhash_pairs_citus'::text,
+			      format('repartitioned %s rows for table group %s of %s', moved, g + 1, max_distance + 1);
 	END LOOP;
+	EXECUTE format('SELECT %I.simhash_citus_progress($1, $2)', ext)
+		USING 'simhash_pairs_citus'::text, 'searching the parts on the workers'::text;
 	RETURN QUERY EXECUTE format(
 		'SELECT p.id_a, p.id_b, p.distance FROM (SELECT grp, array_agg(id) AS ids, array_agg(h) AS hs FROM %s GROUP BY bk, grp) s,'
-		' LATERAL simhash_group_pairs(s.ids, s.hs, s.grp, %s, %s) p', part, nblocks, max_distance);
+		' LATERAL %I.simhash_group_pairs(s.ids, s.hs, s.grp, %s, %s) p', part, ext, nblocks, max_distance);
 	EXECUTE format('DROP TABLE %s', part);
 END $fn$;
 COMMENT ON FUNCTION simhash_pairs_citus(regclass, name, name, integer, integer) IS 'simhash_pairs of a Citus distributed table, searched on the workers';
@@ -289,12 +342,29 @@ CREATE FUNCTION simhash_citus_minhash_params(sig minhash_signature)
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION simhash_citus_minhash_params(minhash_signature) IS 'internal: a signature''s parameters as text, NULL if empty';
 
+CREATE FUNCTION simhash_citus_progress(job text, message text)
+	RETURNS void
+	AS 'MODULE_PATHNAME', 'simhash_citus_progress'
+	LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION simhash_citus_progress(text, text) IS 'internal: a progress NOTICE of a job on the workers (every simhash.progress_interval seconds)';
+
+CREATE FUNCTION simhash_citus_job_name(job text)
+	RETURNS text
+	AS 'MODULE_PATHNAME', 'simhash_citus_job_name'
+	LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION simhash_citus_job_name(text) IS 'internal: the job''s name in messages (the plain name when a plain job runs on the workers)';
+
 -- the common start of a *_citus job: Citus installed, the single-node job's
 -- argument checks, no NULL id
 CREATE FUNCTION simhash_citus_start(job text, relation regclass, id_column name, value_column name)
 	RETURNS void
-	LANGUAGE plpgsql AS $fn$
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $fn$
 DECLARE
+	ext name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	             WHERE e.extname = 'simhash');
+	id_not_null boolean;
 	found_null boolean;
 BEGIN
 	IF to_regproc('pg_catalog.create_distributed_table') IS NULL THEN
@@ -304,7 +374,9 @@ BEGIN
 	IF relation IS NULL OR id_column IS NULL OR value_column IS NULL THEN
 		RAISE EXCEPTION '%: arguments must not be NULL', job USING ERRCODE = 'null_value_not_allowed';
 	END IF;
-	IF NOT simhash_citus_input(relation, id_column, value_column, job) THEN
+	EXECUTE format('SELECT %I.simhash_citus_input($1, $2, $3, $4)', ext)
+		INTO id_not_null USING relation, id_column, value_column, job;
+	IF NOT id_not_null THEN
 		EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s WHERE %I IS NULL)', relation, id_column) INTO found_null;
 		IF found_null THEN
 			RAISE EXCEPTION '%: column "%" of relation %.% contains NULL', job, id_column,
@@ -317,38 +389,78 @@ END $fn$;
 COMMENT ON FUNCTION simhash_citus_start(text, regclass, name, name) IS 'internal: the checks of a *_citus job';
 
 -- a distributed work table simhash_part_<pid><suffix> in the relation's
--- schema, distributed by dist (co-located with colocate, a table name or
--- 'default'); returns its qualified name
-CREATE FUNCTION simhash_citus_work_table(relation regclass, suffix text, columns text, dist name,
-		colocate text DEFAULT 'default')
-	RETURNS text
-	LANGUAGE plpgsql AS $fn$
+-- schema, of one of the jobs' fixed shapes (kind), distributed by its first
+-- column and co-located with colocate (NULL: Citus's default); returns it
+CREATE FUNCTION simhash_citus_work_table(relation regclass, kind text, colocate regclass)
+	RETURNS regclass
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $fn$
 DECLARE
-	part text := format('%I.%I', (SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-	                              WHERE c.oid = relation), 'simhash_part_' || pg_backend_pid() || suffix);
+	ext name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	             WHERE e.extname = 'simhash');
+	suffix text;
+	columns text;
+	part text;
 BEGIN
+	-- kind: suffix, then the columns, the first being the distribution column
+	CASE kind
+	WHEN 'blocks' THEN suffix := ''; columns := format('bk bigint, grp integer, id bigint, h %I.simhash64', ext);
+	WHEN 'keys' THEN suffix := '_k'; columns := 'key bigint, id bigint';
+	WHEN 'pairs' THEN suffix := '_p'; columns := 'a bigint, b bigint';
+	WHEN 'signatures' THEN suffix := '_s'; columns := format('id bigint, sig %I.minhash_signature', ext);
+	WHEN 'moved' THEN suffix := '_m'; columns := format('b bigint, a bigint, sig_a %I.minhash_signature', ext);
+	ELSE
+		RAISE EXCEPTION 'simhash_citus_work_table: unknown kind "%"', kind USING ERRCODE = 'invalid_parameter_value';
+	END CASE;
+	part := format('%I.%I', (SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+	                         WHERE c.oid = relation), 'simhash_part_' || pg_backend_pid() || suffix);
 	EXECUTE format('CREATE TABLE %s (%s)', part, columns);
-	PERFORM create_distributed_table(part::regclass, dist, colocate_with => colocate);
-	RETURN part;
+	PERFORM pg_catalog.create_distributed_table(part::regclass, split_part(columns, ' ', 1),
+		colocate_with => coalesce(colocate::text, 'default'::text));
+	RETURN part::regclass;
 END $fn$;
-COMMENT ON FUNCTION simhash_citus_work_table(regclass, text, text, name, text) IS 'internal: a distributed work table of a *_citus job';
+COMMENT ON FUNCTION simhash_citus_work_table(regclass, text, regclass) IS 'internal: a distributed work table of a *_citus job';
 
 -- The keys of every row, repartitioned by key (work table <part>_k: key,
 -- id; each row's keys distinct); raises the single-node job's NOTICE about
--- keys shared by more than max_key_rows rows.  keys_sql: an expression of
--- the relation's columns giving a bigint[] (NULL: no keys).  Returns the
--- work table's name; the keys to use are those of
--- simhash_citus_used_keys(<part>_k, max_key_rows).
-CREATE FUNCTION simhash_citus_keys(job text, relation regclass, id_column name, keys_sql text, max_key_rows integer)
-	RETURNS text
-	LANGUAGE plpgsql AS $fn$
+-- keys shared by more than max_key_rows rows.  The keys are those of
+-- keys_column, a bigint[] column (bands NULL), or the band keys of the
+-- minhash_signature column keys_column (minhash_bands(keys_column, bands)).
+-- Returns the work table; the keys to use are those with 2 .. max_key_rows
+-- rows.
+CREATE FUNCTION simhash_citus_keys(job text, relation regclass, id_column name, keys_column name,
+		bands integer, max_key_rows integer)
+	RETURNS regclass
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $fn$
 DECLARE
-	part text := simhash_citus_work_table(relation, '_k', 'key bigint, id bigint', 'key');
+	ext name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	             WHERE e.extname = 'simhash');
+	part regclass;
+	keys text;
 	skipped bigint;
+	moved bigint;
 BEGIN
+	-- the checks of the job whose keys these are (for a direct call)
+	EXECUTE format('SELECT %I.simhash_citus_input($1, $2, $3, $4)', ext)
+		USING relation, id_column, keys_column,
+		      CASE WHEN bands IS NULL THEN 'shared_key_pairs_citus' ELSE 'minhash_pairs_citus' END::text;
+	EXECUTE format('SELECT %I.simhash_citus_work_table($1, $2, NULL::regclass)', ext)
+		INTO part USING relation, 'keys'::text;
+	IF bands IS NULL THEN
+		keys := format('r.%I', keys_column);
+	ELSE
+		keys := format('CASE WHEN %1$I.simhash_citus_minhash_params(r.%2$I) IS NOT NULL THEN %1$I.minhash_bands(r.%2$I, %3$s) END',
+		               ext, keys_column, bands);
+	END IF;
 	EXECUTE format('INSERT INTO %s (key, id) SELECT k.k, r.%I::bigint FROM %s r,'
 	               ' LATERAL (SELECT DISTINCT u.k FROM unnest(%s) u(k) WHERE u.k IS NOT NULL) k',
-	               part, id_column, relation, keys_sql);
+	               part, id_column, relation, keys);
+	GET DIAGNOSTICS moved = ROW_COUNT;
+	EXECUTE format('SELECT %I.simhash_citus_progress($1, $2)', ext)
+		USING job, format('repartitioned %s (key, row) pairs by key', moved);
 	EXECUTE format('SELECT count(*) FROM (SELECT key FROM %s GROUP BY key HAVING count(*) > %s) s',
 	               part, max_key_rows) INTO skipped;
 	IF skipped > 0 THEN
@@ -357,66 +469,82 @@ BEGIN
 	END IF;
 	RETURN part;
 END $fn$;
-COMMENT ON FUNCTION simhash_citus_keys(text, regclass, name, text, integer) IS 'internal: the keys of a *_citus job, repartitioned by key';
+COMMENT ON FUNCTION simhash_citus_keys(text, regclass, name, name, integer, integer) IS 'internal: the keys of a *_citus job, repartitioned by key';
 
--- the rows of the keys that make pairs (2 .. max_key_rows rows), of the
--- work table keys: a query pushed down to every shard
-CREATE FUNCTION simhash_citus_used_keys(keys text, max_key_rows integer)
-	RETURNS text
-	LANGUAGE sql IMMUTABLE AS $fn$
-	SELECT format('(SELECT x.key, x.id FROM %s x JOIN (SELECT key FROM %s GROUP BY key HAVING count(*) BETWEEN 2 AND %s) u'
-	              ' ON u.key = x.key)', keys, keys, max_key_rows)
-$fn$;
-COMMENT ON FUNCTION simhash_citus_used_keys(text, integer) IS 'internal: the query of the keys that make pairs';
-
--- every pair of rows of every used key, (smaller id, larger id), once per
--- shared key, repartitioned by the smaller id into the work table
--- <part>_p (a, b), co-located with colocate; returns its name
-CREATE FUNCTION simhash_citus_key_pairs(relation regclass, keys text, max_key_rows integer, colocate text DEFAULT 'default')
-	RETURNS text
-	LANGUAGE plpgsql AS $fn$
+-- every pair of rows of every used key (2 .. max_key_rows rows) of the
+-- work table keys, (smaller id, larger id), once per shared key,
+-- repartitioned by the smaller id into the work table <part>_p (a, b),
+-- co-located with colocate (NULL: Citus's default); returns it
+CREATE FUNCTION simhash_citus_key_pairs(relation regclass, keys regclass, max_key_rows integer, colocate regclass)
+	RETURNS regclass
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $fn$
 DECLARE
-	part text := simhash_citus_work_table(relation, '_p', 'a bigint, b bigint', 'a', colocate);
-	used text := simhash_citus_used_keys(keys, max_key_rows);
+	ext name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	             WHERE e.extname = 'simhash');
+	part regclass;
+	moved bigint;
 BEGIN
-	EXECUTE format('INSERT INTO %s (a, b) SELECT x.id, y.id FROM %s x JOIN %s y ON y.key = x.key AND x.id < y.id',
-	               part, used, used);
+	EXECUTE format('SELECT %I.simhash_citus_work_table($1, $2, $3)', ext)
+		INTO part USING relation, 'pairs'::text, colocate;
+	EXECUTE format('WITH used AS (SELECT x.key, x.id FROM %1$s x JOIN (SELECT key FROM %1$s GROUP BY key'
+	               ' HAVING count(*) BETWEEN 2 AND %2$s) u ON u.key = x.key)'
+	               ' INSERT INTO %3$s (a, b) SELECT x.id, y.id FROM used x JOIN used y ON y.key = x.key AND x.id < y.id',
+	               keys, max_key_rows, part);
+	GET DIAGNOSTICS moved = ROW_COUNT;
+	EXECUTE format('SELECT %I.simhash_citus_progress($1, $2)', ext)
+		USING 'simhash_citus_key_pairs'::text, format('repartitioned %s candidate pairs by their first id', moved);
 	RETURN part;
 END $fn$;
-COMMENT ON FUNCTION simhash_citus_key_pairs(regclass, text, integer, text) IS 'internal: the pairs of rows sharing a key, repartitioned by the first id';
+COMMENT ON FUNCTION simhash_citus_key_pairs(regclass, regclass, integer, regclass) IS 'internal: the pairs of rows sharing a key, repartitioned by the first id';
 
 -- connected groups on the coordinator: every id of the relation, its group
--- the least id of its component of the graph whose edges pairs_sql gives
--- (a query of two bigint columns); union-find by shared_key_groups over the
--- rows with an edge (each edge a key of its two rows), the others alone
-CREATE FUNCTION simhash_citus_connected(relation regclass, id_column name, pairs_sql text)
+-- the least id of its component of the graph whose edges are the rows
+-- (a, b) of the table pairs (two bigint columns); union-find by
+-- shared_key_groups over the rows with an edge (each edge a key of its two
+-- rows), the others alone
+CREATE FUNCTION simhash_citus_connected(relation regclass, id_column name, pairs regclass)
 	RETURNS TABLE (id bigint, group_id bigint)
-	LANGUAGE plpgsql AS $fn$
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $fn$
+DECLARE
+	ext name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	             WHERE e.extname = 'simhash');
 BEGIN
-	EXECUTE format('CREATE TEMP TABLE simhash_citus_pairs AS SELECT * FROM (%s) e(a, b)', pairs_sql);
-	CREATE TEMP TABLE simhash_citus_edges AS SELECT row_number() OVER () AS n, a, b FROM simhash_citus_pairs;
-	CREATE TEMP TABLE simhash_citus_keys AS
+	EXECUTE format('CREATE TEMP TABLE pg_temp.simhash_citus_edges AS SELECT row_number() OVER () AS n, p.a::bigint AS a, p.b::bigint AS b FROM %s p',
+	               pairs);
+	CREATE TEMP TABLE pg_temp.simhash_citus_keys AS
 		SELECT e.id, array_agg(e.n) AS keys
-		FROM (SELECT n, a AS id FROM simhash_citus_edges UNION ALL SELECT n, b FROM simhash_citus_edges) e
+		FROM (SELECT x.n, x.a AS id FROM pg_temp.simhash_citus_edges x
+		      UNION ALL SELECT x.n, x.b FROM pg_temp.simhash_citus_edges x) e
 		GROUP BY e.id;
-	CREATE TEMP TABLE simhash_citus_linked AS
-		SELECT * FROM shared_key_groups('simhash_citus_keys', 'id', 'keys', 1, 2);
+	EXECUTE format('SELECT %I.simhash_citus_progress($1, $2)', ext)
+		USING 'simhash_citus_connected'::text, 'grouping the pairs on this node'::text;
+	EXECUTE format('CREATE TEMP TABLE pg_temp.simhash_citus_linked AS SELECT * FROM %I.shared_key_groups($1, $2, $3, $4, $5)', ext)
+		USING 'pg_temp.simhash_citus_keys'::regclass, 'id'::name, 'keys'::name, 1, 2;
 	-- every row's id (ids are unique; a DISTINCT here makes Citus hash the
 	-- merged ids on the coordinator, which is slow for millions of rows)
-	EXECUTE format('CREATE TEMP TABLE simhash_citus_rows AS SELECT %I::bigint AS id FROM %s', id_column, relation);
-	ANALYZE simhash_citus_linked;
-	ANALYZE simhash_citus_rows;
-	RETURN QUERY SELECT r.id, coalesce(g.group_id, r.id) FROM simhash_citus_rows r
-		LEFT JOIN simhash_citus_linked g USING (id);
-	DROP TABLE simhash_citus_pairs, simhash_citus_edges, simhash_citus_keys, simhash_citus_linked, simhash_citus_rows;
+	EXECUTE format('CREATE TEMP TABLE pg_temp.simhash_citus_rows AS SELECT %I::bigint AS id FROM %s', id_column, relation);
+	ANALYZE pg_temp.simhash_citus_linked;
+	ANALYZE pg_temp.simhash_citus_rows;
+	RETURN QUERY SELECT r.id, coalesce(g.group_id, r.id) FROM pg_temp.simhash_citus_rows r
+		LEFT JOIN pg_temp.simhash_citus_linked g ON g.id = r.id;
+	DROP TABLE pg_temp.simhash_citus_edges, pg_temp.simhash_citus_keys, pg_temp.simhash_citus_linked,
+		pg_temp.simhash_citus_rows;
 END $fn$;
-COMMENT ON FUNCTION simhash_citus_connected(regclass, name, text) IS 'internal: connected groups of the rows of a relation under the given pairs';
+COMMENT ON FUNCTION simhash_citus_connected(regclass, name, regclass) IS 'internal: connected groups of the rows of a relation under the pairs (a, b) of a table';
 
 CREATE FUNCTION simhash_groups_citus(relation regclass, id_column name, hash_column name,
 		max_distance integer DEFAULT 3, linkage text DEFAULT 'connected', blocks integer DEFAULT NULL)
 	RETURNS TABLE (id bigint, group_id bigint)
-	LANGUAGE plpgsql AS $fn$
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $fn$
 DECLARE
+	ext name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	             WHERE e.extname = 'simhash');
 	x bigint;
 	leader bigint;
 BEGIN
@@ -424,42 +552,47 @@ BEGIN
 		RAISE EXCEPTION 'simhash_groups_citus: linkage must be ''connected'' or ''leader'''
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
+	CREATE TEMP TABLE pg_temp.simhash_citus_pairs (a bigint, b bigint, distance integer);
+	EXECUTE format('INSERT INTO pg_temp.simhash_citus_pairs SELECT * FROM %I.simhash_pairs_citus($1, $2, $3, $4, $5)', ext)
+		USING relation, id_column, hash_column, max_distance, blocks;
 	IF linkage = 'connected' THEN
 		-- connected components of the pairs
-		RETURN QUERY SELECT * FROM simhash_citus_connected(relation, id_column,
-			format('SELECT id_a, id_b FROM simhash_pairs_citus(%L, %L, %L, %s, %s)',
-			       relation, id_column, hash_column, max_distance, coalesce(blocks::text, 'NULL')));
+		RETURN QUERY EXECUTE format('SELECT * FROM %I.simhash_citus_connected($1, $2, $3)', ext)
+			USING relation, id_column, 'pg_temp.simhash_citus_pairs'::regclass;
+		DROP TABLE pg_temp.simhash_citus_pairs;
 		RETURN;
 	END IF;
-	CREATE TEMP TABLE simhash_citus_pairs AS
-		SELECT * FROM simhash_pairs_citus(relation, id_column, hash_column, max_distance, blocks);
 	-- every row's id (ids are unique; a DISTINCT here makes Citus hash the
 	-- merged ids on the coordinator, which is slow for millions of rows)
-	EXECUTE format('CREATE TEMP TABLE simhash_citus_rows AS SELECT %I::bigint AS id FROM %s', id_column, relation);
-	ANALYZE simhash_citus_pairs;
-	ANALYZE simhash_citus_rows;
+	EXECUTE format('CREATE TEMP TABLE pg_temp.simhash_citus_rows AS SELECT %I::bigint AS id FROM %s', id_column, relation);
+	ANALYZE pg_temp.simhash_citus_pairs;
+	ANALYZE pg_temp.simhash_citus_rows;
 	-- leaders: rows in id order join the nearest earlier leader (ties: the
 	-- least id), else lead; rows without an earlier pair lead
-	CREATE INDEX ON simhash_citus_pairs (id_b);
-	CREATE TEMP TABLE simhash_citus_followers (id bigint PRIMARY KEY, group_id bigint);
-	FOR x IN SELECT DISTINCT p.id_b FROM simhash_citus_pairs p ORDER BY 1 LOOP
-		SELECT p.id_a INTO leader FROM simhash_citus_pairs p
-		WHERE p.id_b = x AND NOT EXISTS (SELECT 1 FROM simhash_citus_followers f WHERE f.id = p.id_a)
-		ORDER BY p.distance, p.id_a LIMIT 1;
+	CREATE INDEX ON pg_temp.simhash_citus_pairs (b);
+	EXECUTE format('SELECT %I.simhash_citus_progress($1, $2)', ext)
+		USING 'simhash_groups_citus'::text, 'choosing the leaders on this node'::text;
+	CREATE TEMP TABLE pg_temp.simhash_citus_followers (id bigint PRIMARY KEY, group_id bigint);
+	FOR x IN SELECT DISTINCT p.b FROM pg_temp.simhash_citus_pairs p ORDER BY 1 LOOP
+		SELECT p.a INTO leader FROM pg_temp.simhash_citus_pairs p
+		WHERE p.b = x AND NOT EXISTS (SELECT 1 FROM pg_temp.simhash_citus_followers f WHERE f.id = p.a)
+		ORDER BY p.distance, p.a LIMIT 1;
 		IF FOUND THEN
-			INSERT INTO simhash_citus_followers VALUES (x, leader);
+			INSERT INTO pg_temp.simhash_citus_followers VALUES (x, leader);
 		END IF;
 	END LOOP;
-	RETURN QUERY SELECT r.id, coalesce(f.group_id, r.id) FROM simhash_citus_rows r
-		LEFT JOIN simhash_citus_followers f USING (id);
-	DROP TABLE simhash_citus_pairs, simhash_citus_rows, simhash_citus_followers;
+	RETURN QUERY SELECT r.id, coalesce(f.group_id, r.id) FROM pg_temp.simhash_citus_rows r
+		LEFT JOIN pg_temp.simhash_citus_followers f ON f.id = r.id;
+	DROP TABLE pg_temp.simhash_citus_pairs, pg_temp.simhash_citus_rows, pg_temp.simhash_citus_followers;
 END $fn$;
 COMMENT ON FUNCTION simhash_groups_citus(regclass, name, name, integer, text, integer) IS 'simhash_groups of a Citus distributed table: pairs searched on the workers, groups on the coordinator';
 
 -- single-node argument ranges of the keys jobs
 CREATE FUNCTION simhash_citus_check_int(job text, what text, v integer, lo integer, hi integer)
 	RETURNS void
-	LANGUAGE plpgsql IMMUTABLE AS $fn$
+	LANGUAGE plpgsql IMMUTABLE
+	SET search_path = pg_catalog, pg_temp
+	AS $fn$
 BEGIN
 	IF v IS NULL THEN
 		RAISE EXCEPTION '%: % must not be NULL', job, what USING ERRCODE = 'null_value_not_allowed';
@@ -475,26 +608,41 @@ COMMENT ON FUNCTION simhash_citus_check_int(text, text, integer, integer, intege
 -- and the keys repartitioned (simhash_citus_keys)
 CREATE FUNCTION simhash_citus_key_job(job text, relation regclass, id_column name, keys_column name,
 		min_shared integer, max_key_rows integer)
-	RETURNS text
-	LANGUAGE plpgsql AS $fn$
+	RETURNS regclass
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $fn$
+DECLARE
+	ext name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	             WHERE e.extname = 'simhash');
+	keys regclass;
 BEGIN
-	PERFORM simhash_citus_start(job, relation, id_column, keys_column);
-	PERFORM simhash_citus_check_int(job, 'min_shared', min_shared, 1, 2147483647);
-	PERFORM simhash_citus_check_int(job, 'max_key_rows', max_key_rows, 2, 1000000);
-	RETURN simhash_citus_keys(job, relation, id_column, format('r.%I', keys_column), max_key_rows);
+	EXECUTE format('SELECT %I.simhash_citus_job_name($1)', ext) INTO job USING job;
+	EXECUTE format('SELECT %I.simhash_citus_start($1, $2, $3, $4)', ext) USING job, relation, id_column, keys_column;
+	EXECUTE format('SELECT %1$I.simhash_citus_check_int($1, $2, $3, 1, 2147483647), %1$I.simhash_citus_check_int($1, $4, $5, 2, 1000000)', ext)
+		USING job, 'min_shared'::text, min_shared, 'max_key_rows'::text, max_key_rows;
+	EXECUTE format('SELECT %I.simhash_citus_keys($1, $2, $3, $4, NULL::integer, $5)', ext)
+		INTO keys USING job, relation, id_column, keys_column, max_key_rows;
+	RETURN keys;
 END $fn$;
 COMMENT ON FUNCTION simhash_citus_key_job(text, regclass, name, name, integer, integer) IS 'internal: the start of a shared_key_*_citus job';
 
 CREATE FUNCTION shared_key_pairs_citus(relation regclass, id_column name, keys_column name,
 		min_shared integer DEFAULT 1, max_key_rows integer DEFAULT 1000)
 	RETURNS TABLE (id_a bigint, id_b bigint, shared integer)
-	LANGUAGE plpgsql AS $fn$
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $fn$
 DECLARE
-	keys text;
-	pairs text;
+	ext name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	             WHERE e.extname = 'simhash');
+	keys regclass;
+	pairs regclass;
 BEGIN
-	keys := simhash_citus_key_job('shared_key_pairs_citus', relation, id_column, keys_column, min_shared, max_key_rows);
-	pairs := simhash_citus_key_pairs(relation, keys, max_key_rows);
+	EXECUTE format('SELECT %I.simhash_citus_key_job($1, $2, $3, $4, $5, $6)', ext)
+		INTO keys USING 'shared_key_pairs_citus'::text, relation, id_column, keys_column, min_shared, max_key_rows;
+	EXECUTE format('SELECT %I.simhash_citus_key_pairs($1, $2, $3, NULL::regclass)', ext)
+		INTO pairs USING relation, keys, max_key_rows;
 	RETURN QUERY EXECUTE format('SELECT a, b, count(*)::integer FROM %s GROUP BY a, b HAVING count(*) >= %s',
 	                            pairs, min_shared);
 	EXECUTE format('DROP TABLE %s, %s', pairs, keys);
@@ -504,25 +652,36 @@ COMMENT ON FUNCTION shared_key_pairs_citus(regclass, name, name, integer, intege
 CREATE FUNCTION shared_key_groups_citus(relation regclass, id_column name, keys_column name,
 		min_shared integer DEFAULT 1, max_key_rows integer DEFAULT 1000)
 	RETURNS TABLE (id bigint, group_id bigint)
-	LANGUAGE plpgsql AS $fn$
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $fn$
 DECLARE
-	keys text;
-	pairs text;
+	ext name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	             WHERE e.extname = 'simhash');
+	keys regclass;
+	pairs regclass;
 BEGIN
-	keys := simhash_citus_key_job('shared_key_groups_citus', relation, id_column, keys_column, min_shared, max_key_rows);
+	EXECUTE format('SELECT %I.simhash_citus_key_job($1, $2, $3, $4, $5, $6)', ext)
+		INTO keys USING 'shared_key_groups_citus'::text, relation, id_column, keys_column, min_shared, max_key_rows;
+	CREATE TEMP TABLE pg_temp.simhash_citus_pairs (a bigint, b bigint);
 	IF min_shared = 1 THEN
 		-- rows sharing a key are connected: one edge from each row of a
 		-- used key to the key's least id
-		RETURN QUERY SELECT * FROM simhash_citus_connected(relation, id_column, format(
-			'SELECT id, least_id FROM (SELECT x.id, min(x.id) OVER (PARTITION BY x.key) AS least_id FROM %s x) s'
-			' WHERE id <> least_id', simhash_citus_used_keys(keys, max_key_rows)));
+		EXECUTE format('INSERT INTO pg_temp.simhash_citus_pairs SELECT s.id, s.least_id FROM'
+		               ' (SELECT x.id, min(x.id) OVER (PARTITION BY x.key) AS least_id FROM %1$s x JOIN'
+		               ' (SELECT key FROM %1$s GROUP BY key HAVING count(*) BETWEEN 2 AND %2$s) u ON u.key = x.key) s'
+		               ' WHERE s.id <> s.least_id', keys, max_key_rows);
 		EXECUTE format('DROP TABLE %s', keys);
 	ELSE
-		pairs := simhash_citus_key_pairs(relation, keys, max_key_rows);
-		RETURN QUERY SELECT * FROM simhash_citus_connected(relation, id_column,
-			format('SELECT a, b FROM %s GROUP BY a, b HAVING count(*) >= %s', pairs, min_shared));
+		EXECUTE format('SELECT %I.simhash_citus_key_pairs($1, $2, $3, NULL::regclass)', ext)
+			INTO pairs USING relation, keys, max_key_rows;
+		EXECUTE format('INSERT INTO pg_temp.simhash_citus_pairs SELECT a, b FROM %s GROUP BY a, b HAVING count(*) >= %s',
+		               pairs, min_shared);
 		EXECUTE format('DROP TABLE %s, %s', pairs, keys);
 	END IF;
+	RETURN QUERY EXECUTE format('SELECT * FROM %I.simhash_citus_connected($1, $2, $3)', ext)
+		USING relation, id_column, 'pg_temp.simhash_citus_pairs'::regclass;
+	DROP TABLE pg_temp.simhash_citus_pairs;
 END $fn$;
 COMMENT ON FUNCTION shared_key_groups_citus(regclass, name, name, integer, integer) IS 'shared_key_groups of a Citus distributed table: pairs on the workers, groups on the coordinator';
 
@@ -536,30 +695,34 @@ COMMENT ON FUNCTION shared_key_groups_citus(regclass, name, name, integer, integ
 CREATE FUNCTION simhash_citus_minhash(job text, relation regclass, id_column name, sig_column name,
 		threshold float8, bands integer, max_key_rows integer, OUT pairs_sql text, OUT work text)
 	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
 	SET extra_float_digits = 3	-- the threshold into the query text exactly
 	AS $fn$
 DECLARE
+	ext name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	             WHERE e.extname = 'simhash');
 	params text[];
 	perms integer;
-	sigs text;
+	sigs regclass;
 	sig_id name;
 	sig_col name;
-	keys text;
-	pairs text;
-	moved text;
+	keys regclass;
+	pairs regclass;
+	moved regclass;
 BEGIN
-	PERFORM simhash_citus_start(job, relation, id_column, sig_column);
+	EXECUTE format('SELECT %I.simhash_citus_job_name($1)', ext) INTO job USING job;
+	EXECUTE format('SELECT %I.simhash_citus_start($1, $2, $3, $4)', ext) USING job, relation, id_column, sig_column;
 	IF threshold IS NULL THEN
 		RAISE EXCEPTION '%: threshold must not be NULL', job USING ERRCODE = 'null_value_not_allowed';
 	END IF;
 	IF NOT (threshold > 0.0 AND threshold <= 1.0) THEN
 		RAISE EXCEPTION '%: threshold must be in (0, 1], not %', job, threshold USING ERRCODE = 'invalid_parameter_value';
 	END IF;
-	PERFORM simhash_citus_check_int(job, 'bands', bands, 1, 2147483647);
-	PERFORM simhash_citus_check_int(job, 'max_key_rows', max_key_rows, 2, 1000000);
+	EXECUTE format('SELECT %1$I.simhash_citus_check_int($1, $2, $3, 1, 2147483647), %1$I.simhash_citus_check_int($1, $4, $5, 2, 1000000)', ext)
+		USING job, 'bands'::text, bands, 'max_key_rows'::text, max_key_rows;
 	-- the signatures' parameters: one set (as minhash_pairs checks row by row)
-	EXECUTE format('SELECT array_agg(p ORDER BY p) FROM (SELECT DISTINCT simhash_citus_minhash_params(%I) AS p FROM %s'
-	               ' WHERE %I IS NOT NULL) s WHERE p IS NOT NULL', sig_column, relation, sig_column) INTO params;
+	EXECUTE format('SELECT array_agg(p ORDER BY p) FROM (SELECT DISTINCT %I.simhash_citus_minhash_params(%I) AS p FROM %s'
+	               ' WHERE %I IS NOT NULL) s WHERE p IS NOT NULL', ext, sig_column, relation, sig_column) INTO params;
 	IF cardinality(params) > 1 THEN
 		RAISE EXCEPTION '%: the signatures of column "%" have different parameters', job, sig_column
 			USING ERRCODE = 'invalid_parameter_value', DETAIL = format('One has %s, another %s.', params[1], params[2]);
@@ -575,28 +738,32 @@ BEGIN
 	IF EXISTS (SELECT FROM pg_dist_partition p WHERE p.logicalrelid = relation AND p.partmethod = 'h'
 	           AND column_to_column_name(p.logicalrelid, p.partkey) = id_column::text)
 	   AND (SELECT a.atttypid FROM pg_attribute a WHERE a.attrelid = relation AND a.attname = id_column) = 'bigint'::regtype THEN
-		sigs := relation::text;
+		sigs := relation;
 		sig_id := id_column;
 		sig_col := sig_column;
 		work := '';
 	ELSE
-		sigs := simhash_citus_work_table(relation, '_s', format('id bigint, sig %s', pg_typeof(NULL::minhash_signature)), 'id');
+		EXECUTE format('SELECT %I.simhash_citus_work_table($1, $2, NULL::regclass)', ext)
+			INTO sigs USING relation, 'signatures'::text;
 		EXECUTE format('INSERT INTO %s (id, sig) SELECT %I::bigint, %I FROM %s WHERE %I IS NOT NULL',
 		               sigs, id_column, sig_column, relation, sig_column);
 		sig_id := 'id';
 		sig_col := 'sig';
-		work := sigs || ', ';
+		work := sigs::text || ', ';
 	END IF;
-	keys := simhash_citus_keys(job, relation, id_column,
-	                           format('CASE WHEN simhash_citus_minhash_params(r.%I) IS NOT NULL THEN minhash_bands(r.%I, %s) END',
-	                                  sig_column, sig_column, bands), max_key_rows);
-	pairs := simhash_citus_key_pairs(relation, keys, max_key_rows, sigs);
-	moved := simhash_citus_work_table(relation, '_m', format('b bigint, a bigint, sig_a %s', pg_typeof(NULL::minhash_signature)), 'b', sigs);
+	EXECUTE format('SELECT %I.simhash_citus_keys($1, $2, $3, $4, $5, $6)', ext)
+		INTO keys USING job, relation, id_column, sig_column, bands, max_key_rows;
+	EXECUTE format('SELECT %I.simhash_citus_key_pairs($1, $2, $3, $4)', ext)
+		INTO pairs USING relation, keys, max_key_rows, sigs;
+	EXECUTE format('SELECT %I.simhash_citus_work_table($1, $2, $3)', ext)
+		INTO moved USING relation, 'moved'::text, sigs;
 	EXECUTE format('INSERT INTO %s (b, a, sig_a) SELECT p.b, p.a, s.%I FROM (SELECT a, b FROM %s GROUP BY a, b) p'
 	               ' JOIN %s s ON s.%I = p.a', moved, sig_col, pairs, sigs, sig_id);
+	EXECUTE format('SELECT %I.simhash_citus_progress($1, $2)', ext)
+		USING job, 'estimating the candidate pairs on the workers'::text;
 	pairs_sql := format('SELECT m.a, m.b, j FROM %s m JOIN %s s ON s.%I = m.b,'
-	                    ' LATERAL (SELECT minhash_jaccard(m.sig_a, s.%I) AS j) e WHERE j >= %s',
-	                    moved, sigs, sig_id, sig_col, threshold);
+	                    ' LATERAL (SELECT %I.minhash_jaccard(m.sig_a, s.%I) AS j) e WHERE j >= %s',
+	                    moved, sigs, sig_id, ext, sig_col, threshold);
 	work := work || format('%s, %s, %s', moved, pairs, keys);
 END $fn$;
 COMMENT ON FUNCTION simhash_citus_minhash(text, regclass, name, name, float8, integer, integer) IS 'internal: the pairs of minhash_pairs_citus on the workers';
@@ -604,11 +771,16 @@ COMMENT ON FUNCTION simhash_citus_minhash(text, regclass, name, name, float8, in
 CREATE FUNCTION minhash_pairs_citus(relation regclass, id_column name, sig_column name,
 		threshold float8 DEFAULT 0.8, bands integer DEFAULT 32, max_key_rows integer DEFAULT 10000)
 	RETURNS TABLE (id_a bigint, id_b bigint, jaccard float8)
-	LANGUAGE plpgsql AS $fn$
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $fn$
 DECLARE
+	ext name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	             WHERE e.extname = 'simhash');
 	m record;
 BEGIN
-	m := simhash_citus_minhash('minhash_pairs_citus', relation, id_column, sig_column, threshold, bands, max_key_rows);
+	EXECUTE format('SELECT * FROM %I.simhash_citus_minhash($1, $2, $3, $4, $5, $6, $7)', ext)
+		INTO m USING 'minhash_pairs_citus'::text, relation, id_column, sig_column, threshold, bands, max_key_rows;
 	RETURN QUERY EXECUTE m.pairs_sql;
 	EXECUTE format('DROP TABLE %s', m.work);
 END $fn$;
@@ -617,18 +789,96 @@ COMMENT ON FUNCTION minhash_pairs_citus(regclass, name, name, float8, integer, i
 CREATE FUNCTION minhash_groups_citus(relation regclass, id_column name, sig_column name,
 		threshold float8 DEFAULT 0.8, bands integer DEFAULT 32, max_key_rows integer DEFAULT 10000)
 	RETURNS TABLE (id bigint, group_id bigint)
-	LANGUAGE plpgsql AS $fn$
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $fn$
 DECLARE
+	ext name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	             WHERE e.extname = 'simhash');
 	m record;
 BEGIN
-	m := simhash_citus_minhash('minhash_groups_citus', relation, id_column, sig_column, threshold, bands, max_key_rows);
-	RETURN QUERY SELECT * FROM simhash_citus_connected(relation, id_column, format('SELECT a, b FROM (%s) p', m.pairs_sql));
+	EXECUTE format('SELECT * FROM %I.simhash_citus_minhash($1, $2, $3, $4, $5, $6, $7)', ext)
+		INTO m USING 'minhash_groups_citus'::text, relation, id_column, sig_column, threshold, bands, max_key_rows;
+	CREATE TEMP TABLE pg_temp.simhash_citus_pairs (a bigint, b bigint);
+	EXECUTE format('INSERT INTO pg_temp.simhash_citus_pairs SELECT p.a, p.b FROM (%s) p', m.pairs_sql);
+	RETURN QUERY EXECUTE format('SELECT * FROM %I.simhash_citus_connected($1, $2, $3)', ext)
+		USING relation, id_column, 'pg_temp.simhash_citus_pairs'::regclass;
+	DROP TABLE pg_temp.simhash_citus_pairs;
 	EXECUTE format('DROP TABLE %s', m.work);
 END $fn$;
 COMMENT ON FUNCTION minhash_groups_citus(regclass, name, name, float8, integer, integer) IS 'minhash_groups of a Citus distributed table: pairs on the workers, groups on the coordinator';
 
 --------------------------------------------------------------------------
--- issue #26: near-duplicate exclusion constraints,
+-- issue #28: casts from smallint and numeric to simhash64, so that
+-- $1::simhash64 takes every integer a client driver sends (psycopg sends a
+-- Python int as smallint, integer, bigint or numeric by its size)
+--------------------------------------------------------------------------
+
+CREATE FUNCTION simhash64_from_int2(smallint) RETURNS simhash64
+	AS 'int28' LANGUAGE internal IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE CAST (smallint AS simhash64) WITH FUNCTION simhash64_from_int2(smallint);
+
+CREATE FUNCTION simhash64_from_numeric(numeric) RETURNS simhash64
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE CAST (numeric AS simhash64) WITH FUNCTION simhash64_from_numeric(numeric);
+
+--------------------------------------------------------------------------
+-- issue #28: simhash_progress, the progress of running jobs for other
+-- sessions
+--------------------------------------------------------------------------
+
+CREATE FUNCTION simhash_progress_info(
+	OUT pid integer, OUT job text, OUT relid oid, OUT phase text,
+	OUT rows_done bigint, OUT rows_total bigint, OUT pairs_found bigint,
+	OUT started timestamptz)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION simhash_progress_info() IS 'the progress counters of the running simhash jobs (the rows of the view simhash_progress)';
+
+CREATE VIEW simhash_progress AS
+	SELECT pid, job, relid::regclass AS relation, phase, rows_done, rows_total,
+	       pairs_found, started
+	FROM simhash_progress_info();
+COMMENT ON VIEW simhash_progress IS 'running simhash_pairs and simhash_groups jobs: one row per job, from the running backend''s progress slot (own role''s jobs, or all with pg_read_all_stats)';
+GRANT SELECT ON simhash_progress TO PUBLIC;
+
+--------------------------------------------------------------------------
+-- issue #28: the simhash_distance grid described as support objects
+--------------------------------------------------------------------------
+
+-- descriptions of the grid and of simhash64's comparisons, in PostgreSQL's
+-- own words: each operator says what it does ("less than or equal",
+-- "add"), each function behind one is
+-- "implementation of <= operator", the btree support functions
+-- "less-equal-greater", so that \df+ and \do+ tell the support objects
+-- from the functions meant to be called
+DO $grid$
+DECLARE
+	f record;
+BEGIN
+	FOR f IN
+		SELECT p.oid::regprocedure AS fn, o.oid::regoperator AS op, o.oprname
+		FROM pg_catalog.pg_proc p
+		LEFT JOIN pg_catalog.pg_operator o ON o.oprcode = p.oid
+		WHERE p.pronamespace = (SELECT e.extnamespace FROM pg_catalog.pg_extension e WHERE e.extname = 'simhash')
+		  AND (p.proname ~ '^simhash_(distance|int2|int4|int8|numeric|float8)(_distance|_int2|_int4|_int8|_numeric|_float8)?_(eq|ne|lt|le|gt|ge|cmp|pl|mi|mul|div)$'
+		       OR p.proname ~ '^simhash64_(eq|ne|lt|le|gt|ge|cmp)$')
+	LOOP
+		IF f.op IS NULL THEN
+			EXECUTE format('COMMENT ON FUNCTION %s IS %L', f.fn, 'less-equal-greater');
+		ELSE
+			EXECUTE format('COMMENT ON FUNCTION %s IS %L', f.fn, format('implementation of %s operator', f.oprname));
+			EXECUTE format('COMMENT ON OPERATOR %s IS %L', f.op, CASE f.oprname
+				WHEN '<' THEN 'less than' WHEN '<=' THEN 'less than or equal' WHEN '=' THEN 'equal'
+				WHEN '>=' THEN 'greater than or equal' WHEN '>' THEN 'greater than' WHEN '<>' THEN 'not equal'
+				WHEN '+' THEN 'add' WHEN '-' THEN 'subtract' WHEN '*' THEN 'multiply' WHEN '/' THEN 'divide' END);
+		END IF;
+	END LOOP;
+END
+$grid$;
+
+--------------------------------------------------------------------------
+-- near-duplicate exclusion constraints,
 -- EXCLUDE USING simhash (simhash_ball(h, k) WITH &&)
 --------------------------------------------------------------------------
 

@@ -37,6 +37,29 @@ SELECT (-1)::bigint::simhash64, 0::bigint::simhash64,
        '8000000000000000'::simhash64::bigint,
        '7fffffffffffffff'::simhash64::bigint,
        (-9223372036854775808)::bigint::simhash64;
+-- every integer type a client sends casts explicitly: smallint and integer
+-- as bigint (sign-extended), numeric as the unsigned value
+SELECT 5::smallint::simhash64, (-1)::smallint::simhash64,
+       18446744073709551615::numeric::simhash64,
+       13835505520976881745::numeric::simhash64,
+       9223372036854775808::numeric::simhash64, 0::numeric::simhash64,
+       '-0'::numeric::simhash64, 12.000::numeric::simhash64;
+SELECT 18446744073709551616::numeric::simhash64;
+SELECT (-1)::numeric::simhash64;
+SELECT 1.5::numeric::simhash64;
+SELECT 'NaN'::numeric::simhash64;
+-- the casts are explicit: no operator resolves through them
+SELECT '0000000000000001'::simhash64 <~> 3::numeric;
+-- a cast parameter is still an index condition
+CREATE TABLE numeric_param (h simhash64);
+CREATE INDEX ON numeric_param USING simhash (h);
+SET enable_seqscan = off;
+PREPARE by_numeric(numeric) AS
+	SELECT h FROM numeric_param WHERE h <~> $1::simhash64 <= 3;
+EXPLAIN (COSTS OFF) EXECUTE by_numeric(13835505520976881745);
+RESET enable_seqscan;
+DEALLOCATE by_numeric;
+DROP TABLE numeric_param;
 -- no implicit casts
 SELECT '0000000000000001'::simhash64 + 1;
 -- bit(64): most significant bit first

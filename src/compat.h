@@ -82,12 +82,44 @@ typedef RelFileNode SimhashRelFile;
 #define SimhashMyProcNumber()			((int) MyProc->pgprocno)
 #endif
 
+/*
+ * The count of disabled plan nodes (enable_* = off) under a path, compared
+ * before cost from 18 on; earlier versions add disable_cost to the cost of
+ * such a node instead, which a parent's cost carries up by itself.
+ */
+#if PG_VERSION_NUM >= 180000
+#define SimhashPathDisabledNodes(path)	((path)->disabled_nodes)
+#define SimhashSetDisabledNodes(path, n)	((path)->disabled_nodes = (n))
+#else
+#define SimhashPathDisabledNodes(path)	0
+#define SimhashSetDisabledNodes(path, n)	((void) (n))
+#endif
+
 /* whether a role owns a relation (16 generalised the owner checks) */
 #if PG_VERSION_NUM >= 160000
 #define simhash_relation_ownercheck(relid, role) \
 	object_ownercheck(RelationRelationId, (relid), (role))
 #else
 #define simhash_relation_ownercheck(relid, role)	pg_class_ownercheck((relid), (role))
+#endif
+
+/*
+ * Entry i (1-based) of this session's snapshot of the backends' status (16
+ * renamed the lookup by position; the old name looks up a backend id)
+ */
+#if PG_VERSION_NUM >= 160000
+#define simhash_local_beentry(i)	pgstat_get_local_beentry_by_index(i)
+#else
+#define simhash_local_beentry(i)	pgstat_fetch_stat_local_beentry(i)
+#endif
+
+/* a role's privilege on a schema (16 generalised the ACL checks) */
+#if PG_VERSION_NUM >= 160000
+#define simhash_namespace_aclcheck(nspid, role, mode) \
+	object_aclcheck(NamespaceRelationId, (nspid), (role), (mode))
+#else
+#define simhash_namespace_aclcheck(nspid, role, mode) \
+	pg_namespace_aclcheck((nspid), (role), (mode))
 #endif
 
 /* vacuum_delay_point() outside ANALYZE (18 added the argument) */

@@ -3,15 +3,16 @@
 # into a cache outside the clone, each keyed by its tarball's checksum, and
 # reuses them when present.
 #
-#   test/deps.sh pg18            PostgreSQL 18 (with pageinspect, TAP modules)
-#   test/deps.sh citus14         Citus 14 into that PostgreSQL 18
-#   test/deps.sh citus13         Citus 13 into a private copy of Debian's PostgreSQL 15 tree
-#   test/deps.sh pgvector15|pgvector18
+#   test/deps.sh pg18       PostgreSQL 18.6 (with pageinspect, amcheck and the
+#                           TAP modules); prints its bin directory
+#   test/deps.sh citus PG_CONFIG     Citus into that server: 14.0.1 for 16-18,
+#                           13.2.2 for 15 (test/citus/install.sh builds it)
+#   test/deps.sh pgvector PG_CONFIG  pgvector 0.8.6 into that server
 #
-# Prints the install prefix on stdout (for pg18: the PostgreSQL prefix; for
-# citus13: the prefix of the PostgreSQL 15 copy that has Citus), or exits 77
-# when the vendored source is absent (a user's clone), which callers report
-# as skipped.  The cache is $SIMHASH_CACHE (default /var/tmp/simhash-cache).
+# The built trees stay in the cache, so that a warm run only installs
+# (into Debian's PostgreSQL 15 that needs root).  Exits 77 when a vendored
+# tarball is absent (a user's clone), which callers report as skipped by
+# name.  The cache is $SIMHASH_CACHE (default /var/tmp/simhash-cache).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -49,7 +50,45 @@ build_pg18() {
 		rm -rf "$src"
 		touch "$prefix/.done"
 	fi
-	echo "$prefix"
+	echo "$prefix/bin"
 }
 
-"build_$1"
+# build_into NAME TARBALL PG_CONFIG CMD...: unpack TARBALL once into a build
+# tree keyed by its checksum and the server's version and directory, then
+# run CMD in that tree (a build that is already done only installs)
+build_into() {
+	local name=$1 tb=$2 pgc=$3
+	shift 3
+	local ver tree
+	ver=$("$pgc" --version | tr -cd '0-9.')
+	tree=$CACHE/src/$name-$(key "$tb")-pg$ver-$(echo "$pgc" | sha256sum | cut -c1-8)
+	[ -d "$tree" ] || { unpack "$tb" "$tree.tmp" && mv "$tree.tmp" "$tree"; }
+	(cd "$tree" && "$@") >&2 || { say "deps: $name build failed (in $tree)"; exit 1; }
+}
+
+build_citus() {
+	local pgc=${1:?usage: test/deps.sh citus PG_CONFIG} tb
+	if [ "$("$pgc" --version | sed 's/[^0-9]*\([0-9]*\).*/\1/')" -ge 16 ]; then
+		tb=citus-14.0.1.tar.xz
+	else
+		tb=citus-13.2.2.tar.xz
+	fi
+	need $tb
+	build_into citus "$VENDOR/$tb" "$pgc" \
+		env PG_CONFIG="$pgc" JOBS="$JOBS" "$SIMHASH_ROOT/test/citus/install.sh" .
+	echo "$("$pgc" --pkglibdir)/citus.so"
+}
+
+build_pgvector() {
+	local pgc=${1:?usage: test/deps.sh pgvector PG_CONFIG}
+	need pgvector-0.8.6.tar.gz
+	# OPTFLAGS empty: no -march=native in a tree that a cache may carry to
+	# another machine
+	build_into pgvector "$VENDOR/pgvector-0.8.6.tar.gz" "$pgc" \
+		sh -c "make -s PG_CONFIG='$pgc' OPTFLAGS='' >/dev/null && make -s PG_CONFIG='$pgc' OPTFLAGS='' install >/dev/null"
+	echo "$("$pgc" --pkglibdir)/vector.so"
+}
+
+cmd=${1:?usage: test/deps.sh pg18 | citus PG_CONFIG | pgvector PG_CONFIG}
+shift
+"build_$cmd" "$@"

@@ -125,8 +125,8 @@ if (@ARGV && $ARGV[0] eq '--self-test')
 	my $text = do { local $/; <$fh> };
 	close $fh;
 	$text =~ s/^\| `src\/types\/type\.c` \|.*\n//m or die 'no row for src/types/type.c';
-	$text =~ s/^\| `src\/join\/scan\.c` \|/| `src\/join\/scan.c`, `src\/join\/gone.c` |/m
-	  or die 'no row for src/join/scan.c';
+	$text =~ s/^\| `src\/join\/path\.c` \|/| `src\/join\/path.c`, `src\/join\/gone.c` |/m
+	  or die 'no row for src/join/path.c';
 	open $fh, '>', $doc or die $!;
 	print $fh $text;
 	close $fh;

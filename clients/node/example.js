@@ -1,10 +1,11 @@
 'use strict';
 // example.js: near duplicates with node-postgres and simhash-pg.
-//   node clients/node/example.js     (libpq-style PG* environment variables)
+//   node example.js     (libpq-style PG* environment variables), with
+//   simhash-pg installed (npm install ./clients/node) and pg
 // Needs the simhash extension in the database; works in a temporary table.
 // Debian: apt-get install node-pg (or npm install pg).
 const { Client } = require('pg');
-const { register, toSimhash64 } = require('./simhash-pg');
+const { register, toSimhash64 } = require('simhash-pg');
 
 const story = 'PostgreSQL is a powerful open source object-relational database system ' +
   'with over thirty years of active development that has earned it a strong ' +

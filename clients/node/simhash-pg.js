@@ -11,8 +11,12 @@
  *   simhash64          -> BigInt, unsigned 64-bit (0n .. 2n**64n - 1n)
  *   simhash64[]        -> array of BigInt (null for NULL)
  *   simhash_distance   -> Number
- * toSimhash64(bigint) gives the text form (16 hex digits) to pass a BigInt as
- * a simhash64 parameter.  With a pg.Pool, register each new client:
+ * pg sends a BigInt parameter in decimal, which is not simhash64's text form
+ * (16 hex digits); toSimhash64(bigint) gives that form to pass a fingerprint
+ * read back as a parameter, or the query says $1::numeric::simhash64 (the
+ * unsigned value).  Entry points: this file (CommonJS) and simhash-pg.mjs
+ * (ESM), types in simhash-pg.d.ts / .d.mts.  With a pg.Pool, register each
+ * new client:
  *   pool.on('connect', (client) => register(client))  -- or await it per query
  * or pass the OIDs to pg.types.setTypeParser once if every database is the same.
  */

@@ -10,6 +10,7 @@
 #include "blocks.h"
 
 #include <stddef.h>
+#include <string.h>
 
 #define OPAQUE(page) \
 	((const SvOpaque *) ((const char *) (page) + SV_BLCKSZ - SV_SPECIAL))
@@ -64,13 +65,19 @@ sv_check_page(const void *page, uint16_t kind, uint64_t generation,
 
 	if (v != SV_OK)
 		return v;
-	if (opaque->kind != kind || opaque->generation != generation)
+	if (!(opaque->kind == kind ||
+		  (kind == SV_FORMAT1_LEAF && opaque->kind == SV_LEAF) ||
+		  (kind == SV_ANY_LEAF && (opaque->kind == SV_LEAF || opaque->kind == SV_KEY_LEAF))) ||
+		opaque->generation != generation)
 	{
 		*problem = "the page is of another kind or generation";
 		return SV_OTHER;
 	}
 	switch (kind)
 	{
+		case SV_ANY_LEAF:
+			/* nothing of its contents is read */
+			return SV_OK;
 		case SV_LEAF:
 		case SV_KEY_LEAF:
 			/* compressed (index_leaf.h): its layout gives its size */
@@ -85,6 +92,7 @@ sv_check_page(const void *page, uint16_t kind, uint64_t generation,
 			return SV_OK;
 		case SV_INNER:
 		case SV_PENDING:
+		case SV_FORMAT1_LEAF:
 		case SV_RETIRED_PAGE:
 			n = sv_page_items(page, kind);
 			if (n < 0)
@@ -92,12 +100,12 @@ sv_check_page(const void *page, uint16_t kind, uint64_t generation,
 				*problem = "the page's item count is out of range";
 				return SV_BAD;
 			}
-			if (n == 0 && kind == SV_INNER)
+			if (n == 0 && (kind == SV_INNER || kind == SV_FORMAT1_LEAF))
 			{
 				*problem = "the page has no items";
 				return SV_BAD;
 			}
-			if (kind == SV_PENDING &&
+			if ((kind == SV_PENDING || kind == SV_FORMAT1_LEAF) &&
 				opaque->next != SV_INVALID_BLOCK && !sv_block_ok(opaque->next, facts->nblocks))
 			{
 				*problem = "the page's next pointer is out of range";
@@ -147,9 +155,51 @@ sv_meta_other_version(const void *page)
 
 	if (check_frame(page, &problem) != SV_OK || OPAQUE(page)->kind != SV_META ||
 		HEADER(page)->lower < SV_PAGE_HEADER + offsetof(SvMeta, nblocks) ||
-		meta->magic != SV_MAGIC || meta->version == SV_VERSION)
+		meta->magic != SV_MAGIC || meta->version == SV_VERSION ||
+		meta->version == SV_VERSION1)
 		return 0;
 	return meta->version;
+}
+
+bool
+sv_meta_is_format1(const void *page)
+{
+	const SvMeta1 *meta = (const SvMeta1 *) CONTENTS(page);
+	const char *problem;
+
+	return check_frame(page, &problem) == SV_OK && OPAQUE(page)->kind == SV_META &&
+		HEADER(page)->lower >= SV_PAGE_HEADER + sizeof(SvMeta1) &&
+		meta->magic == SV_MAGIC && meta->version == SV_VERSION1;
+}
+
+void
+sv_meta_from_format1(const void *page, SvMeta *out)
+{
+	SvMeta1		old;
+
+	memcpy(&old, CONTENTS(page), sizeof(old));
+	memset(out, 0, sizeof(*out));
+	out->magic = old.magic;
+	out->version = SV_VERSION;
+	out->nblocks = old.nblocks;
+	out->max_distance = old.max_distance;
+	out->ntables = old.ntables;
+	out->nruns = old.nruns;
+	out->next_generation = old.next_generation;
+	for (int i = 0; i < SV_MAX_LANES; i++)
+	{
+		out->pending[i].head = out->pending[i].tail = SV_INVALID_BLOCK;
+		out->flushing[i].head = out->flushing[i].tail = SV_INVALID_BLOCK;
+	}
+	out->pending[0] = old.pending;
+	out->flushing[0] = old.flushing;
+	out->nulls = old.nulls;
+	memcpy(out->runs, old.runs, sizeof(out->runs));
+	for (int i = 0; i < SV_MAX_RUNS; i++)
+		out->runs[i].format = SV_RUN_FORMAT1;
+	out->nretired = old.nretired;
+	out->nlanes = SV_DEFAULT_LANES;
+	memcpy(out->retired, old.retired, sizeof(out->retired));
 }
 
 /* Is a list of the metapage consistent (empty, or head and tail in range)? */
@@ -165,17 +215,24 @@ list_ok(const SvList *list, uint64_t next_generation, uint32_t nblocks)
 SvVerdict
 sv_check_meta(const void *page, uint32_t nblocks, const char **problem)
 {
+	SvMeta		converted;
 	const SvMeta *meta = (const SvMeta *) CONTENTS(page);
 	const SvOpaque *opaque = OPAQUE(page);
 	SvVerdict	v = check_frame(page, problem);
 
 	if (v != SV_OK)
 		return SV_BAD;
-	if (opaque->kind != SV_META || opaque->generation != 0 ||
-		HEADER(page)->lower < SV_PAGE_HEADER + sizeof(SvMeta) ||
-		meta->magic != SV_MAGIC || meta->version != SV_VERSION)
+	if (opaque->kind == SV_META && opaque->generation == 0 && sv_meta_is_format1(page))
 	{
-		*problem = "the metapage is not a simhash metapage of this version";
+		/* format 1: check its fields in format 2's layout */
+		sv_meta_from_format1(page, &converted);
+		meta = &converted;
+	}
+	else if (opaque->kind != SV_META || opaque->generation != 0 ||
+			 HEADER(page)->lower < SV_PAGE_HEADER + sizeof(SvMeta) ||
+			 meta->magic != SV_MAGIC || meta->version != SV_VERSION)
+	{
+		*problem = "the metapage is not a simhash metapage of a version this library reads";
 		return SV_BAD;
 	}
 	if (simhash_blocks_validate(meta->nblocks, meta->max_distance) != SIMHASH_BLOCKS_OK ||

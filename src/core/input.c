@@ -26,6 +26,40 @@ simhash64_parse(const char *str, uint64_t *value)
 	return SIMHASH_INPUT_OK;
 }
 
+SimhashInput
+simhash64_parse_decimal(const char *str, uint64_t *value)
+{
+	const char *p = str;
+	bool		negative = false;
+	bool		overflow = false;
+	uint64_t	v = 0;
+	int			digits = 0;
+
+	if (*p == '-')
+	{
+		negative = true;
+		p++;
+	}
+	for (; *p >= '0' && *p <= '9'; p++, digits++)
+	{
+		uint64_t	d = (uint64_t) (*p - '0');
+
+		if (v > (UINT64_MAX - d) / 10)
+			overflow = true;
+		else
+			v = v * 10 + d;
+	}
+	if (*p == '.')
+		for (p++; *p == '0'; p++)
+			;
+	if (digits == 0 || *p != '\0')
+		return SIMHASH_INPUT_SYNTAX;
+	if (overflow || (negative && v != 0))
+		return SIMHASH_INPUT_RANGE;
+	*value = v;
+	return SIMHASH_INPUT_OK;
+}
+
 /*
  * Optional sign and decimal digits at *p (advanced), saturating at
  * |v| > limit (so that a long run of digits cannot overflow).

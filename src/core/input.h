@@ -55,6 +55,14 @@ simhash_distance_valid(int64_t d)
 extern SimhashInput simhash64_parse(const char *str, uint64_t *value);
 
 /*
+ * An unsigned decimal integer as numeric_out prints one: digits, then
+ * optionally a point and zeros ("5.000" is 5); SYNTAX for anything else
+ * (NaN, Infinity, a fraction, a sign other than "-0"), RANGE for a negative
+ * value or one above 2^64-1.  The numeric -> simhash64 cast.
+ */
+extern SimhashInput simhash64_parse_decimal(const char *str, uint64_t *value);
+
+/*
  * An integer as int4in reads it (whitespace, sign, decimal digits,
  * whitespace): SYNTAX when it is not one, RANGE when it is outside 0..64.
  */

@@ -15,7 +15,7 @@
  * covers every pattern of sum r (a pair closer than r has a pattern below
  * one of sum r component-wise, covered by whatever covers that one).
  *
- * The uniform plan (the only one before issue #13) probes every table at
+ * The uniform plan probes every table at
  * e = (m - k) * floor(r / m) + max(0, r mod m - k): some m - k blocks hold
  * at most that many of the r bits.  The planned one is cheaper: at blocks 4,
  * max_distance 3, r = 4 a pattern either has a zero block (caught by the
@@ -40,8 +40,9 @@
 
 /*
  * Patterns x tables cells the planner may enumerate (one byte each), and
- * cells x (tables + radius + 1), its work: beyond, the plan is uniform.  At most
- * about 30 ms (measured: 25), once per backend and (configuration, radius) in the index.
+ * cells x (tables + radius + 1), its work: beyond, the plan is uniform.  This
+ * bounds the planning to tens of milliseconds, once per backend and
+ * (configuration, radius) in the index.
  */
 #define SIMHASH_PROBE_PLAN_MAX_CELLS (1 << 18)
 #define SIMHASH_PROBE_PLAN_MAX_WORK (UINT64_C(1) << 22)

@@ -86,8 +86,8 @@ extern void simhash_row_pairs_attach(SimhashRowPairs *r, const SimhashBlocks *b,
 
 /*
  * The same preparation in buckets, for parallel participants (the parallel
- * jobs' sort, dedup/parallel.c): rows split by the top `bits` bits of
- * their fingerprints, each bucket sorted alone, then the buckets' runs
+ * jobs' sort, shared/pair_search_parallel.c): rows split by the top `bits`
+ * bits of their fingerprints, each bucket sorted alone, then the buckets' runs
  * concatenated.  The result (keys, distinct fingerprints, run starts) is
  * exactly simhash_row_pairs_begin()'s: the split and the sorts are stable.
  *

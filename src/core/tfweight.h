@@ -23,15 +23,14 @@ simhash_tf_weight(uint64_t n)
 }
 
 /*
- * simhash_v2 (issue #16): a feature made only of letters of scripts written
+ * simhash_v2: a feature made only of letters of scripts written
  * without spaces (one character per token: Han, Kana, Hangul, Thai, ...)
  * votes with min(n, 8), linear in its count up to 8; every other feature
- * keeps bitlen(n^2).  Measured on two Chinese corpora (bench/cjk.sh): recall
- * of <= 3% edits at distance 3 rises from 0.875 to 0.897 (passages of
- * 150-1,000 characters) and from 0.918 to 0.943 (1-10 KB documents) with no
- * unrelated pair within 3; caps of 12 and 16 recall about as well but have
- * two to three times more unrelated pairs within 4, and no cap (linear)
- * has them within 3.  Fixed forever for simhash_v2.
+ * keeps bitlen(n^2).  The cap of 8 was chosen on two Chinese corpora
+ * (bench/cjk.sh, doc/quality-cjk.md): it raises the recall of lightly
+ * edited copies without more unrelated matches, where higher caps or none
+ * let frequent characters bring unrelated texts closer.  Fixed forever for
+ * simhash_v2.
  */
 #define SIMHASH_CJK_WEIGHT_CAP 8
 

@@ -1,6 +1,6 @@
 /*
  * dedup/citus.c
- *		The dedup jobs on Citus distributed tables (issue #15).
+ *		The dedup jobs on Citus distributed tables.
  *
  * The extension does not depend on Citus: it must load, and every job must
  * work, on a server without it.  Citus is recognised at run time by its
@@ -51,11 +51,18 @@
  * union-find on the coordinator (shared_key_groups over the rows with a
  * pair; a key's rows are linked to its least id when min_shared = 1).
  *
- * The plain job names do not hand over to these: the _citus versions run
- * DDL and write (no read-only transactions or standbys, CREATE needed),
- * take bigint unique ids only, and cost ~2 s of DDL; the NOTICE names the
- * _citus function instead.
- *
+ * 4. The hand-over (dedup_citus_handover).  The plain job names run their
+ * _citus version when the relation is a Citus distributed table, so that the
+ * same SQL works on one node and on Citus.  Because the _citus versions
+ * create distributed work tables (DDL, writes, two-phase commits) and carry
+ * ids as bigint, the plain job reads the rows here instead -- with the
+ * NOTICE saying why -- when simhash.citus_jobs is off, on a standby or in a
+ * read-only transaction, inside a parallel query, for ids that are not
+ * smallint, integer or bigint, or without CREATE on the relation's schema.
+ * The _citus job (PL/pgSQL with search_path = pg_catalog, pg_temp, its
+ * calls qualified by the extension's schema) reports progress under the
+ * plain name (simhash_citus_progress).
+
  * A worker that is down or restarts during either makes Citus raise its
  * connection error, which aborts the statement (and rolls back the work
  * table): a job never returns partial results.
@@ -63,6 +70,8 @@
 #include "dedup.h"
 
 #include "access/htup_details.h"
+#include "access/xact.h"
+#include "access/xlog.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_attribute.h"
 #include "catalog/pg_namespace.h"
@@ -70,48 +79,335 @@
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "nodes/params.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
 
+#include "compat.h"
 #include "core/minhash.h"
 
-/*
- * If in's relation is a Citus distributed table (not a reference or Citus
- * local table), raise the NOTICE that its rows are pulled to this node.
- * The caller is connected to SPI.
- */
+bool		simhash_citus_jobs = true;
+
+/* the job handed over, for its progress NOTICEs; "" when none is running */
+static char citus_job[NAMEDATALEN];
+static DedupProgress citus_progress;
+
+/* Called from _PG_init: the setting simhash.citus_jobs. */
 void
-dedup_citus_notice(DedupInput *in)
+dedup_citus_define_gucs(void)
+{
+	DefineCustomBoolVariable("simhash.citus_jobs",
+							 "Runs the dedup jobs of Citus distributed tables on the workers.",
+							 "Off: the jobs read every row to the node running them and work there, as on a single node.",
+							 &simhash_citus_jobs,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+}
+
+/* Is Citus installed in this database?  (its catalog, by name) */
+static bool
+citus_installed(void)
+{
+	return OidIsValid(get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE)) &&
+		OidIsValid(get_relname_relid("pg_dist_shard", PG_CATALOG_NAMESPACE));
+}
+
+/*
+ * The shard count of relid if it is a Citus distributed table (not a
+ * reference or Citus local table), else -1.  The caller is connected to SPI
+ * and has checked citus_installed().
+ */
+static int64
+citus_shard_count(Oid relid, const char *fname)
 {
 	Oid			argtypes[1] = {OIDOID};
 	Datum		args[1];
 	int			rc;
-	int64		shards;
 	bool		isnull;
 
-	if (!OidIsValid(get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE)) ||
-		!OidIsValid(get_relname_relid("pg_dist_shard", PG_CATALOG_NAMESPACE)))
-		return;
-	args[0] = ObjectIdGetDatum(in->relid);
-	rc = SPI_execute_with_args("SELECT (SELECT count(*) FROM pg_catalog.pg_dist_shard s"
+	args[0] = ObjectIdGetDatum(relid);
+	rc = SPI_execute_with_args("SELECT (SELECT pg_catalog.count(*) FROM pg_catalog.pg_dist_shard s"
 							   "        WHERE s.logicalrelid = p.logicalrelid)"
 							   " FROM pg_catalog.pg_dist_partition p"
 							   " WHERE p.logicalrelid = $1 AND p.partmethod <> 'n'",
 							   1, argtypes, args, NULL, true, 1);
 	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "%s: reading the Citus catalog failed: %s", in->fname,
+		elog(ERROR, "%s: reading the Citus catalog failed: %s", fname,
 			 SPI_result_code_string(rc));
 	if (SPI_processed == 0)
+		return -1;
+	return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
+									   1, &isnull));
+}
+
+/*
+ * If in's relation is a Citus distributed table, raise the NOTICE that its
+ * rows are read on this node (with in->citus_pull, why).  The caller is
+ * connected to SPI.
+ */
+void
+dedup_citus_notice(DedupInput *in)
+{
+	int64		shards;
+
+	if (!citus_installed())
 		return;
-	shards = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
-										 1, &isnull));
-	ereport(NOTICE,
-			(errmsg("%s: %s is a Citus distributed table: reading all its rows from its " INT64_FORMAT " shards on this node",
-					in->fname, in->relname, shards),
-			 errdetail("The search runs here, on one core, after every row has crossed the network."),
-			 errhint("For large tables, use %s_citus(), which does the work on the workers.", in->fname)));
+	shards = citus_shard_count(in->relid, in->fname);
+	if (shards < 0)
+		return;
+	if (in->citus_pull == NULL)
+		ereport(NOTICE,
+				(errmsg("%s: %s is a Citus distributed table: reading all its rows from its " INT64_FORMAT " shards on this node",
+						in->fname, in->relname, shards),
+				 errdetail("The search runs here, on one core, after every row has crossed the network.")));
+	else
+		ereport(NOTICE,
+				(errmsg("%s: %s is a Citus distributed table: reading all its rows from its " INT64_FORMAT " shards on this node",
+						in->fname, in->relname, shards),
+				 errdetail("The job runs here, not on the workers: %s.", in->citus_pull),
+				 simhash_citus_jobs ? 0 :
+				 errhint("SET simhash.citus_jobs = on to run it on the workers.")));
+}
+
+/* integer ids, which the jobs on the workers carry as bigint */
+static bool
+citus_integer_type(Oid typid)
+{
+	return typid == INT2OID || typid == INT4OID || typid == INT8OID;
+}
+
+/*
+ * Why the job on in's relation cannot run on the workers (which creates
+ * distributed work tables: DDL, writes, two-phase commits), or NULL if it
+ * can.
+ */
+static const char *
+citus_why_not(DedupInput *in)
+{
+	Oid			nsp = get_rel_namespace(in->relid);
+
+	if (!simhash_citus_jobs)
+		return "simhash.citus_jobs is off";
+	if (RecoveryInProgress())
+		return "this server is a standby";
+	if (XactReadOnly)
+		return "the transaction is read-only";
+	if (IsInParallelMode())
+		return "the job is called within a parallel query";
+	if (!citus_integer_type(in->id_type) || !citus_integer_type(in->id_column_type))
+		return psprintf("ids of type %s are read here (the workers take smallint, integer and bigint ids)",
+						format_type_be(in->id_column_type));
+	if (simhash_namespace_aclcheck(nsp, GetUserId(), ACL_CREATE) != ACLCHECK_OK)
+		return psprintf("the job's work tables need CREATE on schema %s",
+						quote_identifier(get_namespace_name(nsp)));
+	return NULL;
+}
+
+/* The receiver of the rows of a handed-over job: into the call's result. */
+typedef struct CitusReceiver
+{
+	DestReceiver pub;
+	ReturnSetInfo *rsinfo;
+	Oid			id_type;
+} CitusReceiver;
+
+/*
+ * A bigint id as a Datum of the job's id type (smallint, integer, bigint),
+ * by the cast the single-node job's read applies (an error out of range).
+ */
+static Datum
+citus_id_datum(Datum v, Oid id_type)
+{
+	if (id_type == INT4OID)
+		return DirectFunctionCall1(int84, v);
+	if (id_type == INT2OID)
+		return DirectFunctionCall1(int82, v);
+	return v;
+}
+
+static bool
+citus_receive(TupleTableSlot *slot, DestReceiver *self)
+{
+	CitusReceiver *r = (CitusReceiver *) self;
+	int			natts = r->rsinfo->setDesc->natts;
+	Datum		values[3];
+	bool		nulls[3];
+
+	slot_getallattrs(slot);
+	Assert(natts <= 3 && slot->tts_tupleDescriptor->natts == natts);
+	for (int i = 0; i < natts; i++)
+	{
+		values[i] = slot->tts_values[i];
+		nulls[i] = slot->tts_isnull[i];
+		if (i < 2 && !nulls[i])
+			values[i] = citus_id_datum(values[i], r->id_type);
+	}
+	tuplestore_putvalues(r->rsinfo->setResult, r->rsinfo->setDesc, values, nulls);
+	return true;
+}
+
+static void
+citus_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
+{
+}
+
+static void
+citus_shutdown(DestReceiver *self)
+{
+}
+
+static void
+citus_destroy(DestReceiver *self)
+{
+}
+
+/*
+ * Run the job on the workers: its *_citus version with the call's arguments
+ * but id_type, its rows (bigint ids) put into the call's result as the
+ * job's id type.  See dedup.h.
+ */
+bool
+dedup_citus_handover(DedupInput *in, FunctionCallInfo fcinfo, int id_type_arg)
+{
+	int			nargs = PG_NARGS();
+	ParamListInfo params;
+	StringInfoData query;
+	SPIExecuteOptions options;
+	CitusReceiver r;
+	int			n = 0;
+	int			rc;
+	char	   *extschema;
+	const char *why;
+
+	if (!citus_installed())
+		return false;
+	/* in the caller's memory context: the NOTICE of the read uses it */
+	why = citus_why_not(in);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (citus_shard_count(in->relid, in->fname) < 0)
+	{
+		SPI_finish();
+		return false;
+	}
+	if (why != NULL)
+	{
+		SPI_finish();
+		in->citus_pull = why;
+		return false;
+	}
+
+	/*
+	 * SELECT * FROM <the extension's schema>.<job>_citus($1, ...); the query
+	 * and its parameters live in SPI's memory, until SPI_finish
+	 */
+	initStringInfo(&query);
+	extschema = get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid));
+	appendStringInfo(&query, "SELECT * FROM %s.", quote_identifier(extschema));
+	appendStringInfoString(&query, quote_identifier(psprintf("%s_citus", in->fname)));
+	appendStringInfoChar(&query, '(');
+	params = makeParamList(nargs);
+	params->numParams = 0;
+	for (int i = 0; i < nargs; i++)
+	{
+		ParamExternData *p;
+
+		if (i == id_type_arg)
+			continue;
+		p = &params->params[n];
+		p->value = PG_GETARG_DATUM(i);
+		p->isnull = PG_ARGISNULL(i);
+		p->pflags = PARAM_FLAG_CONST;
+		p->ptype = get_fn_expr_argtype(fcinfo->flinfo, i);
+		if (!OidIsValid(p->ptype))
+			elog(ERROR, "%s: the type of argument %d is unknown", in->fname, i + 1);
+		n++;
+		appendStringInfo(&query, "%s$%d", n > 1 ? ", " : "", n);
+	}
+	params->numParams = n;
+	appendStringInfoChar(&query, ')');
+
+	memset(&r, 0, sizeof(r));
+	r.pub.receiveSlot = citus_receive;
+	r.pub.rStartup = citus_startup;
+	r.pub.rShutdown = citus_shutdown;
+	r.pub.rDestroy = citus_destroy;
+	r.pub.mydest = DestNone;
+	r.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	r.id_type = in->id_type;
+	memset(&options, 0, sizeof(options));
+	options.params = params;
+	options.read_only = false;
+	options.dest = &r.pub;
+
+	/* the job sets its own search_path (pg_catalog, pg_temp) */
+	strlcpy(citus_job, in->fname, sizeof(citus_job));
+	dedup_progress_start(&citus_progress, citus_job);
+	PG_TRY();
+	{
+		rc = SPI_execute_extended(query.data, &options);
+	}
+	PG_FINALLY();
+	{
+		citus_job[0] = '\0';
+	}
+	PG_END_TRY();
+	if (rc < 0)
+		elog(ERROR, "%s: the job on the workers failed: %s", in->fname,
+			 SPI_result_code_string(rc));
+	SPI_finish();
+	return true;
+}
+
+/*
+ * simhash_citus_job_name(job) → text: the name the user called while a job
+ * is handed over (simhash_pairs for simhash_pairs_citus), else job; the
+ * _citus jobs' messages use it, so that they read as the single-node job's.
+ */
+PG_FUNCTION_INFO_V1(simhash_citus_job_name);
+Datum
+simhash_citus_job_name(PG_FUNCTION_ARGS)
+{
+	if (citus_job[0] != '\0')
+		PG_RETURN_TEXT_P(cstring_to_text(citus_job));
+	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+}
+
+/*
+ * simhash_citus_progress(job, message) → void: a progress NOTICE of a job
+ * on the workers ("job: message"), at most every simhash.progress_interval
+ * seconds, named as the user called it (simhash_pairs when handed over).
+ */
+PG_FUNCTION_INFO_V1(simhash_citus_progress);
+Datum
+simhash_citus_progress(PG_FUNCTION_ARGS)
+{
+	char	   *message;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		PG_RETURN_VOID();
+	message = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	if (citus_job[0] == '\0')
+	{
+		/* called directly: its own name, its own clock */
+		char	   *job = text_to_cstring(PG_GETARG_TEXT_PP(0));
+
+		if (citus_progress.fname == NULL || strcmp(citus_progress.fname, job) != 0)
+		{
+			static char direct_job[NAMEDATALEN];
+
+			strlcpy(direct_job, job, sizeof(direct_job));
+			dedup_progress_start(&citus_progress, direct_job);
+			citus_progress.last = 0;
+		}
+	}
+	dedup_progress(&citus_progress, "%s", message);
+	PG_RETURN_VOID();
 }
 
 /* ---- the worker side of simhash_pairs_citus() and simhash_groups_citus() ---- */

@@ -7,22 +7,19 @@
  *		  parameters, checked), one read of the table through SPI with a
  *		  DestReceiver (the caller's privileges, a parallel plan when the
  *		  planner picks one), the ids by row number in a temporary file
- *		  (DedupIds), and progress NOTICEs;
+ *		  (DedupIds) (progress NOTICEs: shared/progress.h);
  *		- read_parallel.c: the same read by a parallel table scan in
  *		  parallel workers and the leader, for the inputs a heap scan reads
- *		  as the SPI query would (issue #14);
- *		- search.c: the pair search within maintenance_work_mem: rows
- *		  in memory, or split into temporary files by the bits of each table
- *		  group's block (see blocks.h, rowpairs.h), part by part;
+ *		  as the SPI query would;
+ *		- the pair search within maintenance_work_mem, which the radius
+ *		  join shares, is shared/pair_search.h;
  *		- pairs.c, groups.c: the SQL functions (the union-find of groups
  *		  is core/union_find.c);
  *		- keys.c, minhash.c: the shared-key jobs and the MinHash jobs;
  *		  keys_parallel.c: their read in parallel workers, which compute
  *		  the rows' keys; keys_split.c: their key runs paired by key
  *		  partition across parallel workers;
- *		- citus.c: the Citus parts; find_all.c: simhash_find_all();
- *		- parallel.c: the in-memory search split by table group across
- *		  parallel workers.
+ *		- citus.c: the Citus parts; find_all.c: simhash_find_all().
  */
 #ifndef SIMHASH_DEDUP_H
 #define SIMHASH_DEDUP_H
@@ -39,6 +36,9 @@
 #include "core/rowpairs.h"
 #include "core/union_find.h"
 #include "minhash/signature.h"
+#include "shared/pair_search.h"
+#include "shared/progress.h"
+#include "shared/workers.h"
 
 /* ---- read.c ---- */
 
@@ -64,6 +64,9 @@ typedef struct DedupInput
 	SimhashBlocks blocks;		/* blocks and max_distance */
 	Size		budget;			/* bytes: maintenance_work_mem */
 	double		reltuples;		/* the planner's estimate; -1 if unknown */
+	const char *citus_pull;		/* why a Citus distributed table is read
+								 * here rather than by the job on the
+								 * workers (NULL: not asked) */
 } DedupInput;
 
 /*
@@ -124,6 +127,17 @@ extern uint64 dedup_read(DedupInput *in, DedupRowFn fn, void *arg);
 extern void dedup_citus_notice(DedupInput *in);
 
 /*
+ * citus.c: run the job on the workers (its *_citus version, with the call's
+ * arguments but id_type) if in's relation is a Citus distributed table and
+ * simhash.citus_jobs allows it, putting its rows into the call's result
+ * (InitMaterializedSRF done); true if it did.  Otherwise records in
+ * in->citus_pull why not, for the NOTICE of the read.
+ */
+extern bool dedup_citus_handover(DedupInput *in, FunctionCallInfo fcinfo,
+								 int id_type_arg);
+extern void dedup_citus_define_gucs(void);
+
+/*
  * The ids of all rows by row number, in a temporary file: fixed-size ids
  * are found by position, variable-length ones from a mark every
  * DEDUP_IDS_MARK rows.  Reading in row order is sequential.
@@ -152,17 +166,6 @@ extern void dedup_ids_append(DedupIds *ids, Datum id);
  */
 extern Datum dedup_ids_fetch(DedupIds *ids, uint64 row);
 extern void dedup_ids_close(DedupIds *ids);
-
-/* Progress NOTICEs, at most every simhash.progress_interval seconds */
-typedef struct DedupProgress
-{
-	const char *fname;
-	TimestampTz last;
-} DedupProgress;
-
-extern int	simhash_progress_interval;
-extern void dedup_progress_start(DedupProgress *p, const char *fname);
-extern void dedup_progress(DedupProgress *p, const char *fmt,...) pg_attribute_printf(2, 3);
 
 /*
  * read_parallel.c: the read by a table scan, for inputs a heap scan can
@@ -376,87 +379,5 @@ typedef struct DedupKeysRead
  */
 extern bool dedup_keys_read_parallel(DedupInput *in, const DedupKeysRead *job,
 									 uint64 *nrows, DedupProgress *progress);
-
-/* ---- search.c ---- */
-
-/* Called with each batch of pairs found: the rows' keys and distance */
-typedef void (*DedupPairFn) (void *arg, const SimhashRowPair *pairs, size_t n);
-
-typedef struct DedupSearch DedupSearch;
-
-/* MemoryContextAllocHuge, advising transparent huge pages for a large array */
-extern void *dedup_alloc_huge(MemoryContext cxt, Size size);
-
-/* Bytes the search needs per row held in memory */
-#define DEDUP_ROW_BYTES (2 * sizeof(uint64) + SIMHASH_ROW_PAIRS_WORK(1) - 8)
-
-/*
- * A search over rows added one by one, holding at most budget bytes of rows
- * in memory (beyond that they go to temporary files).  est_rows (may be
- * -1) sizes the split.
- */
-extern DedupSearch *dedup_search_create(const SimhashBlocks *b, Size budget,
-										double est_rows, DedupProgress *progress);
-extern void dedup_search_add(DedupSearch *s, uint64 hash, uint64 key);
-
-/*
- * The setting the budget comes from, for messages (default
- * maintenance_work_mem): its name, and what to raise in a hint.
- */
-extern void dedup_search_set_budget_name(DedupSearch *s, const char *name,
-										 const char *settings);
-
-/*
- * Find every pair within max_distance once, holding at most budget bytes
- * (which may be less than at creation), and pass them to fn in batches.
- */
-extern void dedup_search_run(DedupSearch *s, Size budget, DedupPairFn fn, void *arg);
-/* bytes written to temporary files so far */
-extern uint64 dedup_search_spilled_bytes(const DedupSearch *s);
-extern void dedup_search_free(DedupSearch *s);
-
-/* pairs passed to a DedupPairFn at once */
-#define DEDUP_PAIR_BATCH 1024
-
-/*
- * Run a started row-pair search to its end, passing its pairs to fn in
- * batches (pairs: room for DEDUP_PAIR_BATCH); returns their number.
- */
-extern uint64 dedup_search_drain(SimhashRowPairs *r, SimhashRowPair *pairs,
-								 DedupPairFn fn, void *arg);
-
-/* ---- dedup/parallel.c: the in-memory search in parallel workers ---- */
-
-extern int	simhash_parallel_min_rows;
-
-/*
- * A phase clock: wall and this thread's CPU time since the last mark.  At
- * DEBUG1, dedup_phase() logs both for the phase just ended ("simhash phase
- * <who> <what>: wall W ms, cpu C ms") and restarts the clock; the
- * parallel jobs mark their phases so that their serial share can be read
- * from the server log (SET client_min_messages = debug1 shows them).
- */
-typedef struct DedupClock
-{
-	double		wall;			/* ms */
-	double		cpu;			/* ms */
-} DedupClock;
-extern void dedup_clock_start(DedupClock *c);
-extern void dedup_phase(DedupClock *c, const char *what);
-extern int	simhash_scan_workers(Relation rel, double reltuples, int max_workers);
-extern void dedup_parallel_define_gucs(void);
-
-/*
- * Search n rows (hash[], key[]: consumed) with tables lo .. hi - 1 as
- * search.c does in memory, split by table group across parallel workers,
- * passing every pair to fn (in the leader) and adding their number to
- * *npairs; progress reports the workers.  False, having done nothing, if the search is not worth
- * parallel workers (too few rows or groups, max_parallel_maintenance_workers
- * is 0, or budget bytes leave no room for a worker): then search serially.
- */
-extern bool dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
-								  size_t n, int lo, int hi, bool exact, Size budget,
-								  DedupPairFn fn, void *arg, uint64 *npairs,
-								  DedupProgress *progress);
 
 #endif							/* SIMHASH_DEDUP_H */

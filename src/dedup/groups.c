@@ -46,7 +46,7 @@ typedef struct GroupsState
 {
 	DedupInput *in;
 	Linkage		linkage;
-	DedupSearch *search;
+	PairSearch *search;
 	DedupIds   *ids;			/* every row's id, by row number */
 	MemoryContext tmpcxt;		/* reset per batch */
 	/* connected */
@@ -66,7 +66,7 @@ groups_row(void *arg, uint64 row, Datum id, bool hash_isnull, Datum value)
 
 	dedup_ids_append(st->ids, id);
 	if (!hash_isnull)
-		dedup_search_add(st->search, hash, row);
+		pair_search_add(st->search, hash, row);
 }
 
 /* ---- connected: a union-find over row numbers (core/union_find.c) ---- */
@@ -397,12 +397,15 @@ groups_job(FunctionCallInfo fcinfo, int id_type_arg, int max_distance_arg,
 				 errhint("Use 'connected' (transitive: chains of near-duplicates form one group) or 'leader' (each row joins a nearby earlier leader; no chaining).")));
 
 	InitMaterializedSRF(fcinfo, 0);
+	if (dedup_citus_handover(&in, fcinfo, id_type_arg))
+		return (Datum) 0;
 	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 
 	jobcxt = AllocSetContextCreate(CurrentMemoryContext, "simhash_groups",
 								   ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(jobcxt);
 	dedup_progress_start(&progress, in.fname);
+	simhash_progress_begin(SIMHASH_JOB_GROUPS, in.relid);
 	st.tmpcxt = AllocSetContextCreate(jobcxt, "simhash_groups batch",
 									  ALLOCSET_DEFAULT_SIZES);
 	st.ids = dedup_ids_create(in.id_type);
@@ -413,7 +416,7 @@ groups_job(FunctionCallInfo fcinfo, int id_type_arg, int max_distance_arg,
 	sort_kb = Max((int) (in.budget / 4 / 1024), 64);
 	if (st.linkage == LINKAGE_LEADER)
 		budget -= in.budget / 4;
-	st.search = dedup_search_create(&in.blocks, budget, in.reltuples, &progress);
+	st.search = pair_search_create(&in.blocks, budget, in.reltuples, &progress);
 
 	nrows = dedup_read(&in, groups_row, &st);
 	if (nrows >= PG_UINT32_MAX)
@@ -434,21 +437,24 @@ groups_job(FunctionCallInfo fcinfo, int id_type_arg, int max_distance_arg,
 					 errhint("Raise maintenance_work_mem to at least %zu kB, or use linkage 'leader'.",
 							 (uf / 1024 + 1) * 4 / 3 + 1)));
 		st.uf = dedup_union_create(nrows);
-		dedup_search_run(st.search, in.budget - uf, connected_emit, &st);
-		dedup_search_free(st.search);
+		pair_search_run(st.search, in.budget - uf, connected_emit, &st);
+		pair_search_free(st.search);
+		simhash_progress_phase(SIMHASH_PHASE_GROUPING);
 		dedup_union_output(st.uf, &in, st.ids, rsinfo, in.budget - uf);
 	}
 	else
 	{
 		leader_begin(&st, sort_kb);
-		dedup_search_run(st.search, budget, leader_emit, &st);
-		dedup_search_free(st.search);
+		pair_search_run(st.search, budget, leader_emit, &st);
+		pair_search_free(st.search);
+		simhash_progress_phase(SIMHASH_PHASE_GROUPING);
 		leader_output(&st, nrows, rsinfo, sort_kb, jobcxt);
 		ExecDropSingleTupleTableSlot(st.sort_slot);
 		ExecDropSingleTupleTableSlot(st.read_slot);
 	}
 
 	dedup_ids_close(st.ids);
+	simhash_progress_end();
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(jobcxt);
 	return (Datum) 0;

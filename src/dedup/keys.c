@@ -390,6 +390,8 @@ key_job(FunctionCallInfo fcinfo, bool groups, int id_type_arg, int min_shared_ar
 	min_shared = dedup_int_arg(fcinfo, min_shared_arg, "min_shared", fname, 1);
 	max_key_rows = dedup_max_key_rows_arg(fcinfo, min_shared_arg + 1, fname);
 	InitMaterializedSRF(fcinfo, 0);
+	if (dedup_citus_handover(&in, fcinfo, id_type_arg))
+		return (Datum) 0;
 	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 
 	jobcxt = AllocSetContextCreate(CurrentMemoryContext, "shared key job", ALLOCSET_DEFAULT_SIZES);

@@ -2,7 +2,7 @@
  * keys_parallel.c
  *		The table read of the shared-key and MinHash jobs (keys.c,
  *		minhash.c) by a parallel table scan, with the per-row work in the
- *		workers (issue #14).  See dedup.h.
+ *		workers.  See dedup.h.
  *
  * Design.  The keys jobs' values are by reference (bigint[] keys,
  * minhash_signature), so read_parallel.c, which ships (id, value) as two
@@ -221,6 +221,8 @@ dedup_keys_parallel_main(dsm_segment *seg, shm_toc *toc)
 	KeysScan   *ks = palloc0(sizeof(KeysScan));
 	char		name[MAXPGPATH];
 	Relation	rel;
+
+	simhash_test_hold_point();
 
 	/* the leader holds AccessShareLock: the lock group grants it here */
 	rel = table_open(sh->base.relid, AccessShareLock);

@@ -1,7 +1,7 @@
 /*
  * keys_split.c
  *		The grouping work of the shared-key and MinHash jobs (keys.c)
- *		split by key partition across parallel workers (issue #14).  See
+ *		split by key partition across parallel workers.  See
  *		dedup.h.
  *
  * Design.  A keys job sorts the (key, row) pairs of all rows and pairs the
@@ -234,6 +234,8 @@ dedup_keys_split_main(dsm_segment *seg, shm_toc *toc)
 	SharedFileSet *fs;
 	char		name[MAXPGPATH];
 	BufFile    *out;
+
+	simhash_test_hold_point();
 
 	if (fseg == NULL)
 		ereport(ERROR,

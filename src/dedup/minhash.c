@@ -223,6 +223,8 @@ minhash_job(FunctionCallInfo fcinfo, bool groups, int id_type_arg, int threshold
 							 dedup_int_arg(fcinfo, threshold_arg + 1, "bands", fname, 1));
 	max_key_rows = dedup_max_key_rows_arg(fcinfo, threshold_arg + 2, fname);
 	InitMaterializedSRF(fcinfo, 0);
+	if (dedup_citus_handover(&in, fcinfo, id_type_arg))
+		return (Datum) 0;
 	job.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 
 	jobcxt = AllocSetContextCreate(CurrentMemoryContext, "minhash job", ALLOCSET_DEFAULT_SIZES);

@@ -23,7 +23,7 @@ PG_FUNCTION_INFO_V1(simhash_pairs_typed);
 typedef struct PairsState
 {
 	DedupInput *in;
-	DedupSearch *search;
+	PairSearch *search;
 	DedupIds   *ids;			/* NULL if ids are the keys */
 	ReturnSetInfo *rsinfo;
 	MemoryContext tmpcxt;		/* reset per batch */
@@ -38,11 +38,11 @@ pairs_row(void *arg, uint64 row, Datum id, bool hash_isnull, Datum value)
 	if (hash_isnull)
 		return;
 	if (st->ids == NULL)
-		dedup_search_add(st->search, hash, (uint64) id);
+		pair_search_add(st->search, hash, (uint64) id);
 	else
 	{
 		dedup_ids_append(st->ids, id);
-		dedup_search_add(st->search, hash, st->ids->n - 1);
+		pair_search_add(st->search, hash, st->ids->n - 1);
 	}
 }
 
@@ -82,15 +82,18 @@ pairs_job(FunctionCallInfo fcinfo, int id_type_arg, int max_distance_arg,
 	dedup_input_init(&in, fcinfo, "simhash_pairs", id_type_arg,
 					 max_distance_arg, blocks_arg);
 	InitMaterializedSRF(fcinfo, 0);
+	if (dedup_citus_handover(&in, fcinfo, id_type_arg))
+		return (Datum) 0;
 
 	jobcxt = AllocSetContextCreate(CurrentMemoryContext, "simhash_pairs",
 								   ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(jobcxt);
 	dedup_progress_start(&progress, in.fname);
+	simhash_progress_begin(SIMHASH_JOB_PAIRS, in.relid);
 	memset(&st, 0, sizeof(st));
 	st.in = &in;
 	st.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	st.search = dedup_search_create(&in.blocks, in.budget, in.reltuples, &progress);
+	st.search = pair_search_create(&in.blocks, in.budget, in.reltuples, &progress);
 	if (!dedup_ids_inline(&in))
 		st.ids = dedup_ids_create(in.id_type);
 	st.tmpcxt = AllocSetContextCreate(jobcxt, "simhash_pairs batch",
@@ -99,12 +102,13 @@ pairs_job(FunctionCallInfo fcinfo, int id_type_arg, int max_distance_arg,
 	dedup_clock_start(&clock);
 	dedup_read(&in, pairs_row, &st);
 	dedup_phase(&clock, "job: read");
-	dedup_search_run(st.search, in.budget, pairs_emit, &st);
+	pair_search_run(st.search, in.budget, pairs_emit, &st);
 	dedup_phase(&clock, "job: search");
 
-	dedup_search_free(st.search);
+	pair_search_free(st.search);
 	if (st.ids)
 		dedup_ids_close(st.ids);
+	simhash_progress_end();
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(jobcxt);
 	return (Datum) 0;

@@ -30,49 +30,6 @@
 #include "utils/timestamp.h"
 #include "utils/typcache.h"
 
-int			simhash_progress_interval = 10;
-
-/* Called from _PG_init: the dedup jobs' settings. */
-void
-simhash_dedup_init(void)
-{
-	DefineCustomIntVariable("simhash.progress_interval",
-							"Seconds between progress messages of simhash_pairs and simhash_groups.",
-							"0 reports every step; -1 never reports.",
-							&simhash_progress_interval,
-							10, -1, INT_MAX / 1000,
-							PGC_USERSET, GUC_UNIT_S,
-							NULL, NULL, NULL);
-	dedup_parallel_define_gucs();
-}
-
-void
-dedup_progress_start(DedupProgress *p, const char *fname)
-{
-	p->fname = fname;
-	p->last = GetCurrentTimestamp();
-}
-
-void
-dedup_progress(DedupProgress *p, const char *fmt,...)
-{
-	TimestampTz now;
-	va_list		args;
-	char		buf[256];
-
-	if (simhash_progress_interval < 0)
-		return;
-	now = GetCurrentTimestamp();
-	if (simhash_progress_interval > 0 &&
-		!TimestampDifferenceExceeds(p->last, now, simhash_progress_interval * 1000))
-		return;
-	p->last = now;
-	va_start(args, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, args);
-	va_end(args);
-	ereport(NOTICE, (errmsg("%s: %s", p->fname, buf)));
-}
-
 /* a type of this extension: the one of that name in this function's schema */
 Oid
 dedup_extension_type(FunctionCallInfo fcinfo, const char *name)
@@ -120,7 +77,7 @@ dedup_input_init_columns(DedupInput *in, FunctionCallInfo fcinfo, const char *fn
 	in->hash_column = name_arg(fcinfo, 2, value_arg, fname);
 
 	/*
-	 * Lock first, as a query would (issue #10): the column types checked
+	 * Lock first, as a query would: the column types checked
 	 * below then cannot change (ALTER COLUMN ... TYPE needs an
 	 * AccessExclusiveLock) before the read, which trusts them (a by-value
 	 * datum read as a pointer otherwise).  A relation dropped before the
@@ -217,7 +174,7 @@ dedup_input_init(DedupInput *in, FunctionCallInfo fcinfo, const char *fname,
 	/*
 	 * blocks: NULL chooses max_distance + 2, usually the fastest (a valid
 	 * number of blocks, so that an out-of-range max_distance is what the
-	 * check names: issue #17)
+	 * check names)
 	 */
 	blocks = PG_ARGISNULL(blocks_arg) ?
 		Max(Min(max_distance + 2, SIMHASH_MAX_BLOCKS), 1) : PG_GETARG_INT32(blocks_arg);
@@ -273,6 +230,7 @@ dedup_receive(TupleTableSlot *slot, DestReceiver *self)
 	{
 		CHECK_FOR_INTERRUPTS();
 		dedup_progress(&r->progress, "read " UINT64_FORMAT " rows", r->nrows + 1);
+		simhash_progress_rows((int64) r->nrows + 1, -1);
 	}
 	old = MemoryContextSwitchTo(r->rowcxt);
 	r->fn(r->arg, r->nrows, id, hash_isnull, hash);
@@ -317,12 +275,15 @@ dedup_read(DedupInput *in, DedupRowFn fn, void *arg)
 	r.rowcxt = AllocSetContextCreate(CurrentMemoryContext, "simhash dedup row",
 									 ALLOCSET_DEFAULT_SIZES);
 	dedup_progress_start(&r.progress, in->fname);
+	simhash_progress_rows(0, (int64) Max(in->reltuples, 0));
+	simhash_progress_phase(SIMHASH_PHASE_READING);
 
 	/* by a table scan (in parallel workers if worth it) if the input allows */
 	if (dedup_read_parallel(in, fn, arg, &r.nrows, &r.progress))
 	{
 		MemoryContextDelete(r.rowcxt);
 		dedup_progress(&r.progress, "read " UINT64_FORMAT " rows", r.nrows);
+		simhash_progress_rows((int64) r.nrows, (int64) r.nrows);
 		return r.nrows;
 	}
 
@@ -348,6 +309,7 @@ dedup_read(DedupInput *in, DedupRowFn fn, void *arg)
 	MemoryContextDelete(r.rowcxt);
 	pfree(query.data);
 	dedup_progress(&r.progress, "read " UINT64_FORMAT " rows", r.nrows);
+	simhash_progress_rows((int64) r.nrows, (int64) r.nrows);
 	return r.nrows;
 }
 

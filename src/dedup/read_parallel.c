@@ -1,7 +1,7 @@
 /*
  * read_parallel.c
  *		The table read of the dedup jobs by a table scan: parallel, in
- *		workers and the leader (issue #14), or in the leader alone.  See
+ *		workers and the leader, or in the leader alone.  See
  *		dedup.h.
  *
  * Design.  read.c reads the table with one SPI query, in the leader: at
@@ -40,9 +40,8 @@
  * max_parallel_maintenance_workers = 0, no segment) the leader scans the
  * table alone in the same way, with the active snapshot: for the same
  * inputs that is cheaper than the SPI query (no executor, slot or
- * DestReceiver call per row; a heap table's tuples by heap_getnext(); 2M
- * rows of bench/planted_docs.sql: 189-307 ms CPU against 426-535 through
- * SPI, on the project's loaded virtual machine).
+ * DestReceiver call per row; a heap table's tuples by heap_getnext();
+ * about half the CPU of the SPI read, bench/README.md).
  *
  * The workers are max_parallel_maintenance_workers (at most the table's
  * parallel_workers storage parameter, if set); the memory is the
@@ -246,6 +245,8 @@ dedup_read_parallel_main(dsm_segment *seg, shm_toc *toc)
 	char		name[MAXPGPATH];
 	Relation	rel;
 	DedupClock	clock;
+
+	simhash_test_hold_point();
 
 	/* the leader holds AccessShareLock: the lock group grants it here */
 	rel = table_open(sh->relid, AccessShareLock);

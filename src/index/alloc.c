@@ -1,7 +1,7 @@
 /*
  * alloc.c
- *		Where the simhash index (design: am.h) puts new pages, and whether
- *		VACUUM may recycle what it has just replaced (issue #13, goal 2).
+ *		Where the simhash index (design: README.md) puts new pages, and whether
+ *		VACUUM may recycle what it has just replaced.
  *
  * The file's size is its high-water mark, so new pages are taken from the
  * free space map lowest-first: runs fill the holes at the start of the

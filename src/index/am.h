@@ -1,262 +1,13 @@
 /*
  * am.h
- *		The simhash index access method: its design (this comment is its one
- *		write-up; other documents point here), page layout, and the
- *		declarations shared by its files:
+ *		The simhash index access method: its page layout and the declarations
+ *		shared by its files (src/index/).
  *
- *	handler.c	the handler (callbacks, properties) and the reloptions
- *	build.c		CREATE INDEX: read the table, write one run (chunks merged)
- *	build_scan.c	its heap scan by parallel workers, merged into a serial
- *				scan's order (the same index, page for page)
- *	build_parallel.c	its run's trees built, WAL-logged and written by
- *				parallel workers, each into its block range (the same
- *				index, page for page)
- *	insert.c	aminsert: append to the pending lanes, flush when they are long
- *	pending.c	the pending lanes and the nulls list: appends (issue #13)
- *	scan.c		index and bitmap scans, ordered scans by distance rings
- *	vacuum.c	ambulkdelete and amvacuumcleanup
- *	cost.c		amcostestimate
- *	validate.c	amvalidate
- *	check.c		simhash_index_check()
- *	pages.c		page initialisation and allocation, the page-access helper
- *				(simhash_read_page(), chains of pages), the metapage
- *	recycle.c	retiring replaced runs and lists, recycling their pages
- *	alloc.c		where new pages go (lowest free first), early recycling
- *	run_write.c	writing runs (a static B+tree per table) and lists
- *	run_read.c	reading runs and lists, walking a run's pages
- *	merge.c		the streaming merge of runs
- *	probe.c		searching runs (probes) and lists
- *	policy.c	the flush and merge policy (merge_from()) and the flush
- *	tidset.c	a sorted set of (TID, hash): the dead entries of a run
- *	leaf.c		the compressed leaves: decoding, searching a prefix,
- *				resolving other tables' hashes in table 0, marking dead
- * and core/index_pages.c, the pure checks of a page image (fuzzed), and
- * core/index_leaf.c, the pure encoding, decoding and searching of the leaves.
- * Dependencies go one way: the callbacks -> policy -> merge -> run_read /
- * run_write -> pages -> alloc; recycle -> run_read, alloc; vacuum ->
- * recycle, policy, alloc.
- *
- * Design (Manku, Jain and Das Sarma 2007, as an LSM tree):
- *
- * The 64 bits are split into m blocks (reloption "blocks"); for k
- * ("max_distance") there are C(m, k) tables, each ordering the fingerprints
- * by a permutation that puts m - k chosen blocks first (blocks.h).  Two
- * fingerprints within k bits share the prefix in at least one table; within
- * r > k bits, they share it up to some error in some table, so a lookup
- * probes, in the tables of the radius's probe plan (core/probe_plan.h: the
- * cheapest cover of every way of spreading r differing bits over the
- * blocks, computed once per backend), every prefix within the table's
- * error of the query's (multi-probe), and every radius is answered
- * exactly.  At the default (4 blocks, 3) radius 4 / 5 / 6 probe 20 / 36 / 52
- * prefixes (one table at error 1 and three exact, ...) instead of 4 x 17 =
- * 68, and radius 0 / 1 / 2 need only 1 / 2 / 3 tables.  A table's prefixes
- * are probed in ascending order; each descent starts from the deepest inner
- * page of the previous one whose key range holds the prefix (the path is
- * kept pinned), and the last leaf is kept pinned and locked again when the
- * next prefix starts in it (probe.c).  Inner pages are read from copies each
- * backend keeps per index (a registry of at most 32 indexes, each in its
- * own memory context, dropped when the index's relcache entry is
- * invalidated: simhash_cache_token()), keyed by (block, generation)
- * (a live run never changes them; the leaves are still read and checked,
- * and a metapage whose next generation went down drops them), so a
- * radius-3 lookup at the default reads the metapage, the run header and
- * 4 leaves (plus table 0's leaf of each hash another table found); the
- * tables' permutations are computed once per backend.  A run is read
- * whole (table 0's leaves) instead only when its probes would visit more
- * pages than 6 times its leaves (decoding and testing a whole leaf costs
- * about 6 probe visits, probe.c): at radius 3 almost never, so the small
- * runs that merges leave beside a large one are probed too.
- *
- * Entries are (64-bit hash, heap TID, flags).  They live in:
- *	- runs: immutable sets of entries.  For each table a run holds a static
- *	  B+tree: compressed leaves sorted by the table's permuted hash, linked
- *	  left to right, and inner pages of (first key, child) items.  Table 0's
- *	  tree (whose permutation is the identity, blocks.h) holds the entries:
- *	  hash, TID and dead bit; the other tables' trees hold only their
- *	  permuted hashes, one per entry, and a search resolves a matching hash
- *	  to its TIDs in table 0's tree of the same run (see "Format").  A run
- *	  header page lists the trees' roots.  Only the entries' dead bits ever
- *	  change (VACUUM, in table 0's tree only).
- *	- the pending lanes: SIMHASH_MAX_LANES lists (meta->nlanes of them in
- *	  use) of pages of unsorted entries that inserts append to; every scan
- *	  reads all of them.  And the nulls list, of rows whose key is NULL.
- * When the lanes are long, they are sorted together into a new run; runs of
- * similar size are merged (geometrically: each entry is rewritten O(log n)
- * times; policy.c merges a run with the newer ones while it holds at most
- * twice their entries).  VACUUM marks dead entries, flushes, and rewrites runs with many
- * dead entries.  Pages of replaced runs and lists are "retired" with the
- * next transaction id and recycled (free space map) only once no snapshot
- * can still be reading them; every page carries the generation of the run
- * or list it belongs to, and readers check it.
- *
- * Size under churn (issue #13, goal 2).  The file's size is its high-water
- * mark, and a merge that takes the largest run needs room for the new run
- * beside the old one (about twice the index, briefly).  So:
- *	- new pages are the lowest free ones (alloc.c: the FSM's own search
- *	  returns any free page, which bounds a block-by-block search from a
- *	  per-backend cursor), so that runs fill holes at the start and free
- *	  pages gather at the end;
- *	- VACUUM truncates the free pages at the end (vacuum.c), under an
- *	  ExclusiveLock on the index taken without waiting and the heavyweight
- *	  lock on the metapage's block: that keeps out every backend that
- *	  allocates pages (inserts hold RowExclusiveLock; flushes, merges and
- *	  simhash_index_check() take the heavyweight lock), and scans never read
- *	  a free page.  Not an AccessExclusiveLock: that would need an xid,
- *	  which a parallel VACUUM (the default for a table with two indexes)
- *	  cannot assign, and would cancel every standby query on the index;
- *	- VACUUM compacts (vacuum.c) when the file, not counting its free end,
- *	  is more than 1.15 times (and 16 pages) what its live entries would
- *	  take as one run: it rewrites all runs and the pending lanes as one run into the lowest pages (first above the target size
- *	  and then back below it, when the pages below cannot take it), and
- *	  truncates.  What these merges replace is recycled at once when no
- *	  backend holds a snapshot old enough to read it (alloc.c; otherwise
- *	  the compaction is not done), not only once the global horizon has
- *	  passed (which needs a later transaction to complete);
- *	- a chunked CREATE INDEX copies its merged run into the chunks' pages
- *	  and truncates the rest (build.c), so it is as large as a build in
- *	  memory.
- * No page layout changed for this.
- *
- * Format (SIMHASH_VERSION 2, in the metapage; issue #13):
- *
- * Every page has the standard page header and SimhashPageOpaqueData as its
- * special space.  Run headers, inner pages (16-byte (key, child) items),
- * pending lane and nulls list pages (16-byte SimhashEntry items) and pages
- * of retired items are as in version 1; the metapage (block 0) has the
- * pending lanes (see "Concurrent inserts" below).  The leaves of a
- * run's trees are compressed (core/index_leaf.h):
- *	SvLeafHeader: base (8: the first key), count (2), key_bytes (1),
- *	              tid_bytes (1), off_bits (1), pad (3)
- *	count keys, each key - base in key_bytes bytes (little-endian)
- *	table 0 (SIMHASH_LEAF) only: count TIDs, each (block << off_bits) |
- *	offset in tid_bytes bytes, then a dead bitmap of ceil(count / 8) bytes
- * The widths are the smallest that hold the leaf's largest key - base and
- * TID code; the writer fills a leaf until the next entry would not fit in
- * the page (at most 4096 entries).  A lookup finds a prefix's range in a
- * leaf on the fixed-width keys by interpolation between the leaf's first
- * and last keys and galloping from the guess (sv_seek(), index_leaf.h: the
- * keys are near-uniform hashes, so the guess is usually a cache line or two
- * off, where a binary search of ~800 keys touched ~10 lines; a skewed leaf
- * still costs O(log n)), the range's start and then its end, prefetches
- * the range's lines and compares its keys with the query's without testing
- * the prefix (sv_leaf_match(): four keys a step with AVX2, else one by one
- * with popcnt or portably, chosen at run time); inner pages' children are
- * found by the same search.  VACUUM sets dead bits in place (generic WAL);
- * table 1 .. n-1's leaves (SIMHASH_KEY_LEAF) hold no TIDs and no flags.
- *
- * A search of table t >= 1 collects the hashes within the radius, and after
- * all tables resolves those table 0 did not find itself (sorted, unique) by
- * a descent of table 0's tree to the exact hash, passing on its live
- * entries (leaf.c).  Every TID is so reported at most once per run.
- * Merges stream each table as before; table 0's dead entries are collected
- * as hashes, and each other table skips one equal key per dead hash.
- *
- * The arithmetic (defaults: blocks 4, max_distance 3, 4 tables; 1M rows of
- * random hashes, a table of ~5,400 heap pages):
- *	- a leaf of n keys spans 2^64 * n / N of the key space, so key - base
- *	  needs 64 - log2(N / n) bits: with ~1,000 entries per leaf, 54 bits,
- *	  7 bytes (at 10M rows still 7: 51 bits);
- *	- a TID code needs log2(heap pages) + log2(tuples per page) bits:
- *	  13 + 8 = 21, 3 bytes (4 beyond 2^24 / tuples-per-page heap pages);
- *	- table 0: 7 + 3 + 1/8 = 10.1 bytes per entry; each other table: 7;
- *	  4 tables: 10.1 + 3 * 7 = 31.1 bytes per row, plus page headers and
- *	  the inner levels (~0.2%), against 4 * 16 = 64 in version 1.
- *	- the alternative, the same compression in every tree with TIDs and
- *	  dead bits in each: 4 * 10.1 = 40.5 bytes per row, above the goal of
- *	  40; keys shared by 16-entry groups (6 bytes) would have saved 1 byte
- *	  per key for a group header each and a slower decode.
- * Measured (shared 2-core machine, load 8-11, old and new in the same
- * session): 31.5 bytes per row at 1M rows (64.6 before), 31.4 at 10M (64.5);
- * blocks 5 / 6 / 8 with max_distance 3: 74 / 145 / 400 (161 / 323 / 904).
- * Radius-3 median lookups unchanged (1M: 0.014 against 0.013 ms; 10M:
- * 0.021-0.022 against 0.022); CREATE INDEX takes 0.82 times the CPU of
- * format 1 (half the pages to write, more than the full 64-bit sort and the
- * encoding cost).
- *
- * An index whose metapage has another format version is refused on every
- * path that reads its metapage (scans, inserts, VACUUM,
- * simhash_index_check()) with ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE
- * and a hint to REINDEX it (pages.c, check_meta()).
- *
- * Concurrency: the metapage lists the runs and pending lists; scans copy it
- * under a share lock and then read immutable pages (and the lists, which
- * only grow).  Flushes, merges and VACUUM's changes are serialised by a
- * heavyweight lock on the metapage's block number.  Every change is
- * WAL-logged with generic WAL records, except an append to a pending
- * lane's tail page (below), and each page a flush or merge writes whole
- * (a run's pages) or frees, logged as a full-page image (core XLOG_FPI
- * records, simhash_write_page_image()).  CREATE INDEX logs
- * its new pages as full images (log_newpage_range() at its end; a parallel
- * build's trees with log_newpages() from the participant that wrote them
- * past the buffers, the file fsynced before the commit, build_parallel.c).
- *
- * Concurrent inserts (issue #13, pending.c): an insert appends its entry to
- * its backend's own pending lane (its PGPROC number modulo nlanes), and
- * starts that lane or adds a page to it when the lane is empty or its tail
- * full; only when another backend holds that tail page's lock does it try
- * the other lanes' tails, without waiting, and then its own, waiting.  So
- * two inserters do not meet on one tail page (session 7: before, an insert
- * whose lane was empty or full appended to another backend's lane, and
- * the two then contended for its tail).  The common append holds the metapage's
- * lock in share mode (so that no flush swaps the lanes out meanwhile) and
- * the lane's tail page exclusively, and WAL-logs the tail page only: the
- * metapage is neither locked exclusively nor written.  Only starting a
- * lane or linking a new page to it locks the metapage exclusively (then the
- * tail page; the lock order is always metapage, then tail page, and a
- * flush locks no tail page).  An append to the tail page is WAL-logged as
- * a full-page image of it, a core XLOG_FPI record (log_newpage_buffer();
- * the page's used part, without its hole; redo restores the page), not a
- * generic record: GenericXLogFinish() compares the page's used part byte
- * by byte and copies and zeroes the rest, which cost more CPU than the
- * whole insert gained elsewhere (callgrind: the index's share of a
- * single-row insert 27.4k instructions before, ~12k after; WAL per insert
- * 331 bytes before, ~560 + 50 after with 64-entry pages; a table without
- * an index writes 116).  A lane's pages hold at most 64 entries (session 6;
- * 128 in session 5's format 2, 510 before; pending.c), which bounds that
- * image; readers accept any count up to a full page (SIMHASH_PAGE_ITEMS),
- * so indexes written with longer lane pages stay readable, and an append
- * finds such a tail full and links a new page.  A lane's nentries counts the entries of its pages before its tail page
- * (exact: those pages are full and only their dead flags change); the
- * tail's own entries are its item count.  The nulls list (rare) is
- * appended under the metapage's exclusive lock and its nentries is exact.
- * A flush, under the metapage's exclusive lock (so that no append is under
- * way), moves every pending lane to the flushing lane of the same number,
- * sorts the flushing lanes into a run and retires them:
- * an entry is in exactly one lane, pending or flushing, or in a run.
- * Metapage layout (part of format version 2): pending[SIMHASH_MAX_LANES]
- * and flushing[SIMHASH_MAX_LANES] replace version 1's one pending and one
- * flushing list, and nlanes (SIMHASH_DEFAULT_LANES, 4, at CREATE INDEX)
- * takes the place of the padding after nretired.
- *
- * Standby safety (issue #13): a scan on a hot standby copies the metapage
- * and reads pages afterwards, as on the primary, but the primary's
- * recycling horizon does not see standby snapshots (without
- * hot_standby_feedback).  So before it frees the pages of retired runs and
- * lists, simhash_recycle() WAL-logs the newest xid among them as a conflict
- * horizon; replaying it, the standby resolves the conflict as for
- * PostgreSQL's own indexes: it waits up to max_standby_streaming_delay for
- * the queries whose snapshot's xmin is at or before the horizon, then
- * cancels them with the standard "canceling statement due to conflict with
- * recovery" (or terminates an idle session in a transaction).  Only then
- * does it replay the freeing, so a standby scan never reads a recycled page
- * (simhash_read_page()'s 40001 stays as a safety net).  The record is
- * nbtree's XLOG_BTREE_REUSE_PAGE (RM_BTREE_ID), the one core record whose
- * redo does nothing but ResolveRecoveryConflictWithSnapshotFullXid() for
- * the record's database; it names the index's relfilenode and metapage
- * block, which its redo does not touch.  The options weighed:
- *	- a custom WAL resource manager (RegisterCustomRmgr, PostgreSQL 15) would
- *	  carry a record of our own, but must be loaded through
- *	  shared_preload_libraries on the primary and on every standby (else the
- *	  standby cannot replay and stops): not for a user who only runs
- *	  CREATE EXTENSION;
- *	- generic WAL has no field for a horizon, and hot_standby_feedback or
- *	  vacuum_defer_cleanup_age leave the problem to the user;
- *	- nbtree's record (chosen) works with CREATE EXTENSION alone.  Its cost:
- *	  it ties the extension to the server's nbtree record layout (compiled
- *	  from the server's own nbtxlog.h, so each major version is a rebuild and
- *	  a check of that redo), pg_waldump shows "Btree/REUSE_PAGE" for the
- *	  simhash index, and the conflict is as coarse as nbtree's (every query
- *	  of the database whose xmin is at or before the horizon).
+ * The design -- permuted tables and probe plans, runs as static B+trees
+ * with compressed leaves, the pending lanes, merges, compaction, page
+ * recycling, concurrency, WAL and standby safety -- with its invariants and
+ * a worked example is in src/index/README.md, which also lists the files
+ * and the one way their dependencies go.
  */
 #ifndef SIMHASH_AM_H
 #define SIMHASH_AM_H
@@ -280,10 +31,20 @@
 #include "core/blocks.h"
 #include "core/index_leaf.h"
 
-#define SIMHASH_MAGIC			0x53485831	/* "SHX1" */
-#define SIMHASH_VERSION			2	/* the on-disk format (see "Format" above) */
+/*
+ * The on-disk format is defined once, in core/index_pages.h (pure C, also
+ * read by the page checks and the fuzz target); the server's code uses its
+ * types under the names below.  A retired item's xid is a
+ * FullTransactionId here.
+ */
+#define SV_FULL_XID FullTransactionId
+#include "core/index_pages.h"
+
+#define SIMHASH_MAGIC			SV_MAGIC
+#define SIMHASH_VERSION			SV_VERSION	/* the on-disk format */
+#define SIMHASH_VERSION1		SV_VERSION1	/* release 1.0's format, still read (format1.c) */
 #define SIMHASH_METAPAGE_BLKNO	0
-#define SIMHASH_PAGE_ID			0xFF8A
+#define SIMHASH_PAGE_ID			SV_PAGE_ID
 
 /* reloption defaults and limits */
 #define SIMHASH_DEFAULT_BLOCKS			4
@@ -301,23 +62,20 @@
 #define SIMHASH_NSTRATEGIES				3
 
 /* page kinds */
-#define SIMHASH_META		1
-#define SIMHASH_RUN_HEADER	2
-#define SIMHASH_INNER		3
-#define SIMHASH_LEAF		4
-#define SIMHASH_PENDING		5
-#define SIMHASH_FREE		6	/* recycled; listed in the free space map */
-#define SIMHASH_RETIRED_PAGE 7	/* retired items that overflowed the metapage */
-#define SIMHASH_KEY_LEAF	8	/* a leaf of keys only (tables 1 ..) */
+#define SIMHASH_META		SV_META
+#define SIMHASH_RUN_HEADER	SV_RUN_HEADER
+#define SIMHASH_INNER		SV_INNER
+#define SIMHASH_LEAF		SV_LEAF
+#define SIMHASH_PENDING		SV_PENDING
+#define SIMHASH_FREE		SV_FREE /* recycled; listed in the free space map */
+#define SIMHASH_RETIRED_PAGE SV_RETIRED_PAGE	/* retired items that overflowed the metapage */
+#define SIMHASH_KEY_LEAF	SV_KEY_LEAF /* a leaf of keys only (tables 1 ..) */
+/* how to read a page (simhash_read_page()), not stored kinds: index_pages.h */
+#define SIMHASH_FORMAT1_LEAF SV_FORMAT1_LEAF	/* a format-1 leaf (stored as SIMHASH_LEAF) */
+#define SIMHASH_ANY_LEAF	SV_ANY_LEAF	/* a leaf of any format, contents unused */
 
 /* special space of every page */
-typedef struct SimhashPageOpaqueData
-{
-	uint64		generation;		/* the run or list the page belongs to */
-	BlockNumber next;			/* leaves and pending pages: the next page */
-	uint16		kind;
-	uint16		page_id;		/* SIMHASH_PAGE_ID */
-} SimhashPageOpaqueData;
+typedef SvOpaque SimhashPageOpaqueData;
 
 typedef SimhashPageOpaqueData *SimhashPageOpaque;
 
@@ -365,78 +123,31 @@ StaticAssertDecl(sizeof(SimhashInnerItem) == 16, "SimhashInnerItem must be 16 by
 #define SimhashPageInner(page)		((SimhashInnerItem *) PageGetContents(page))
 
 /* a run's header page: one tree per table */
-typedef struct SimhashRunTree
-{
-	BlockNumber root;
-	uint16		height;			/* 0: the root is a leaf */
-	uint16		pad;
-} SimhashRunTree;
-
-typedef struct SimhashRunHeader
-{
-	uint64		nentries;
-	uint64		ndead;			/* entries marked dead (in each tree) */
-	uint32		ntables;
-	uint32		npages;			/* pages of the run, the header included */
-	SimhashRunTree trees[FLEXIBLE_ARRAY_MEMBER];
-} SimhashRunHeader;
+typedef SvRunTree SimhashRunTree;
+typedef SvRunHeader SimhashRunHeader;
 
 #define SimhashPageRunHeader(page)	((SimhashRunHeader *) PageGetContents(page))
 
 /* the metapage */
-#define SIMHASH_MAX_RUNS	48
-#define SIMHASH_MAX_RETIRED 64
+#define SIMHASH_MAX_RUNS	SV_MAX_RUNS
+#define SIMHASH_MAX_RETIRED SV_MAX_RETIRED
 
-typedef struct SimhashRunRef
-{
-	BlockNumber header;
-	uint32		pad;
-	uint64		nentries;
-	uint64		generation;
-} SimhashRunRef;
+typedef SvRunRef SimhashRunRef;
+typedef SvList SimhashList;
 
-typedef struct SimhashList
-{
-	BlockNumber head;			/* InvalidBlockNumber: empty */
-	BlockNumber tail;
-	uint64		nentries;		/* lanes: before the tail page (see above) */
-	uint64		generation;
-} SimhashList;
+/* SimhashRunRef.format: 0 or SIMHASH_VERSION for a run of format 2 */
+#define SIMHASH_RUN_FORMAT1		SV_RUN_FORMAT1
 
-/* pending lanes (issue #13): room in the metapage, and how many are used */
-#define SIMHASH_MAX_LANES		8
+/* pending lanes: room in the metapage, and how many are used */
+#define SIMHASH_MAX_LANES		SV_MAX_LANES
 #define SIMHASH_DEFAULT_LANES	4
 
-#define SIMHASH_RETIRED_RUN		1
-#define SIMHASH_RETIRED_LIST	2
-#define SIMHASH_RETIRED_MORE	3	/* a page of further retired items */
+#define SIMHASH_RETIRED_RUN		SV_RETIRED_RUN
+#define SIMHASH_RETIRED_LIST	SV_RETIRED_LIST
+#define SIMHASH_RETIRED_MORE	SV_RETIRED_MORE /* a page of further retired items */
 
-typedef struct SimhashRetired
-{
-	BlockNumber head;			/* run header, or first page of a list */
-	uint16		kind;
-	uint16		pad;
-	FullTransactionId xid;		/* recyclable once no snapshot sees it */
-	uint64		generation;		/* of the run or list (0: a page of items) */
-} SimhashRetired;
-
-typedef struct SimhashMetaPageData
-{
-	uint32		magic;
-	uint32		version;
-	int32		nblocks;
-	int32		max_distance;
-	int32		ntables;
-	int32		nruns;
-	uint64		next_generation;
-	SimhashList pending[SIMHASH_MAX_LANES];	/* appended to by inserts */
-	SimhashList flushing[SIMHASH_MAX_LANES];	/* being sorted into a run */
-	SimhashList nulls;			/* rows whose key is NULL (for ordered scans) */
-	SimhashRunRef runs[SIMHASH_MAX_RUNS];	/* oldest (largest) first */
-	int32		nretired;
-	int32		nlanes;			/* pending lanes in use, 1..SIMHASH_MAX_LANES */
-	SimhashRetired retired[SIMHASH_MAX_RETIRED];
-} SimhashMetaPageData;
+typedef SvRetired SimhashRetired;
+typedef SvMeta SimhashMetaPageData;
 
 #define SimhashPageGetMeta(page)	((SimhashMetaPageData *) PageGetContents(page))
 #define SimhashPageRetired(page)	((SimhashRetired *) PageGetContents(page))
@@ -521,7 +232,7 @@ extern void simhash_read_meta(Relation index, SimhashMetaPageData *meta);
 extern void simhash_log_meta(Relation index, Buffer metabuf, const SimhashMetaPageData *meta);
 extern void simhash_meta_blocks(const SimhashMetaPageData *meta, SimhashBlocks *blocks);
 
-/* ---- pending.c: the pending lanes and the nulls list (issue #13) ---- */
+/* ---- pending.c: the pending lanes and the nulls list ---- */
 extern uint64 simhash_pending_append(Relation index, uint64 hash, ItemPointer tid);
 extern void simhash_nulls_append(Relation index, ItemPointer tid);
 extern int	simhash_unsorted_lists(const SimhashMetaPageData *meta, bool flushing,
@@ -722,6 +433,18 @@ extern const struct SimhashProbePlan *simhash_search_plan(const SimhashBlocks *b
 extern BlockNumber simhash_descend_cached(Relation index, const SimhashRunTree *tree,
 										  uint64 generation, uint64 prefix, uint64 mask);
 extern void simhash_inner_cache_seen(Relation index, uint64 next_generation);
+
+/* ---- format1.c: reading indexes written by format 1 (release 1.0) ---- */
+extern void simhash_format1_search_run(Relation index, const SimhashBlocks *blocks,
+									   const SimhashRunRef *run, uint64 center, int radius,
+									   SimhashMatches *out);
+
+/* Is the run one written by format 1 (uncompressed leaves in every tree)? */
+static inline bool
+simhash_run_is_format1(const SimhashRunRef *run)
+{
+	return run->format == SIMHASH_RUN_FORMAT1;
+}
 
 /* ---- leaf.c: the compressed leaves of runs (format: "Format" above) ---- */
 

@@ -1,6 +1,6 @@
 /*
  * build.c
- *		CREATE INDEX for the simhash access method (design: am.h): read the heap once,
+ *		CREATE INDEX for the simhash access method (design: README.md): read the heap once,
  *		collect (hash, TID) of every non-NULL row, and write them as one
  *		run (sorted per table); WAL for the new pages at the end.  Within
  *		maintenance_work_mem: each chunk that fills it is written as a run,
@@ -56,7 +56,7 @@ write_chunk(BuildState *bs)
 	ref->generation = bs->next_generation++;
 	ref->header = simhash_write_run(bs->index, bs->blocks, &bs->input, ref->generation,
 									SIMHASH_WRITE_BUILD);
-	ref->pad = 0;
+	ref->format = SIMHASH_VERSION;
 	ref->nentries = bs->input.n;
 	bs->input.n = 0;
 }
@@ -78,7 +78,7 @@ free_build_page(Relation index, BlockNumber blkno, void *arg)
  * again: copy it into the lowest pages (a merge of that one run; it fits,
  * the chunks held the same entries in no fewer pages), free its pages and
  * cut them off the end of the file, so that a chunked build is no larger
- * than a build in memory (issue #13).  *run becomes the copy.
+ * than a build in memory.  *run becomes the copy.
  */
 static void
 move_run_down(BuildState *bs, SimhashRunRef *run)
@@ -129,6 +129,8 @@ build_callback(Relation index, ItemPointer tid, Datum *values,
 	bs->input.tids[bs->input.n] = *tid;
 	bs->input.n++;
 	bs->indtuples += 1;
+	if (((uint64) bs->indtuples & 1023) == 0)
+		pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, (int64) bs->indtuples);
 }
 
 /* The index's reloption blocks (which 0) or max_distance (which 1). */
@@ -186,14 +188,31 @@ simhash_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	bs.cap = (size_t) Min((double) bs.chunk,
 						  Max(heap->rd_rel->reltuples * 1.05 + 1024.0, (double) (1 << 16)));
 	simhash_run_input_reserve(&bs.input, bs.cap);
-	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, SIMHASH_BUILD_PHASE_SCAN);
+	/* tuples_done: rows collected, of tuples_total (pg_class's estimate) */
+	{
+		const int	index[] = {PROGRESS_CREATEIDX_SUBPHASE, PROGRESS_CREATEIDX_TUPLES_TOTAL,
+		PROGRESS_CREATEIDX_TUPLES_DONE};
+		int64		val[] = {SIMHASH_BUILD_PHASE_SCAN,
+		(int64) Max(heap->rd_rel->reltuples, 0), 0};
+
+		pgstat_progress_update_multi_param(3, index, val);
+	}
 	/* by parallel workers if worth it (build_scan.c), else here */
 	reltuples = simhash_build_scan_parallel(heap, index, indexInfo, build_callback, &bs);
 	if (reltuples < 0)
 		reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
 										   build_callback, (void *) &bs, NULL);
 
-	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, SIMHASH_BUILD_PHASE_WRITE);
+	/* every row collected: the totals are exact from here on */
+	{
+		const int	index[] = {PROGRESS_CREATEIDX_SUBPHASE, PROGRESS_CREATEIDX_TUPLES_TOTAL,
+		PROGRESS_CREATEIDX_TUPLES_DONE};
+		int64		val[] = {SIMHASH_BUILD_PHASE_WRITE, (int64) bs.indtuples,
+		(int64) bs.indtuples};
+
+		pgstat_progress_update_multi_param(3, index, val);
+	}
+	simhash_test_hold_phase(SIMHASH_BUILD_PHASE_WRITE);
 	cpu_write = simhash_cpu_ms();
 	cpu_scan = cpu_write - cpu_scan;
 	{
@@ -242,7 +261,7 @@ simhash_build(Relation heap, Relation index, IndexInfo *indexInfo)
 		if (header != InvalidBlockNumber)
 		{
 			meta->runs[0].header = header;
-			meta->runs[0].pad = 0;
+			meta->runs[0].format = SIMHASH_VERSION;
 			meta->runs[0].nentries = nentries;
 			meta->runs[0].generation = generation;
 			meta->nruns = 1;

@@ -1,7 +1,7 @@
 /*
  * build_parallel.c
  *		CREATE INDEX ... USING simhash with its tables' trees built and
- *		written by parallel workers and the leader (issue #14).
+ *		written by parallel workers and the leader.
  *
  * Design.  A run is a header page and one B+tree per table, each written
  * from the entries sorted by that table's permuted prefix (run_write.c); a
@@ -62,7 +62,9 @@
 #include "utils/rel.h"
 
 #include "am.h"
-#include "dedup/dedup.h"
+#include "shared/memory.h"
+#include "shared/workers.h"
+#include "simhash.h"
 
 #define BUILD_KEY_SHARED	UINT64CONST(0x5348490000000001)
 #define BUILD_KEY_HASHES	UINT64CONST(0x5348490000000002)
@@ -196,7 +198,7 @@ build_tables(BuildShared *sh, const uint64 *hashes, ItemPointerData *tids, int p
 
 	simhash_sort_space_alloc(&space, n);
 	/* room for a tree's pages, kept from table to table (grown if short) */
-	mem = dedup_alloc_huge(CurrentMemoryContext, (Size) memcap * BLCKSZ);
+	mem = simhash_alloc_huge(CurrentMemoryContext, (Size) memcap * BLCKSZ);
 	for (;;)
 	{
 		uint32		t = pg_atomic_fetch_add_u32(&sh->next_table, 1);
@@ -288,6 +290,8 @@ simhash_build_parallel_main(dsm_segment *seg, shm_toc *toc)
 	BuildShared *sh = shm_toc_lookup(toc, BUILD_KEY_SHARED, false);
 	const uint64 *hashes = shm_toc_lookup(toc, BUILD_KEY_HASHES, false);
 	ItemPointerData *tids = shm_toc_lookup(toc, BUILD_KEY_TIDS, false);
+
+	simhash_test_hold_point();
 
 	prefault((void *) hashes, sh->n * sizeof(uint64), false);
 	prefault(tids, sh->n * sizeof(ItemPointerData), false);

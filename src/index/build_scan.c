@@ -1,7 +1,7 @@
 /*
  * build_scan.c
  *		The heap scan of CREATE INDEX ... USING simhash by a parallel table
- *		scan in workers and the leader (issue #14).
+ *		scan in workers and the leader.
  *
  * Design.  build.c collects (hash, TID) of every row from
  * table_index_build_scan() (a build callback), then sorts and writes the
@@ -52,6 +52,7 @@
 #include "miscadmin.h"
 #include "optimizer/optimizer.h"
 #include "pgstat.h"
+#include "storage/buffile.h"
 #include "storage/bufmgr.h"
 #include "storage/sharedfileset.h"
 #include "storage/shm_toc.h"
@@ -61,7 +62,8 @@
 #include "utils/snapmgr.h"
 
 #include "am.h"
-#include "dedup/dedup.h"
+#include "shared/workers.h"
+#include "simhash.h"
 
 #define SCAN_KEY_SHARED		UINT64CONST(0x5348530000000001)
 #define SCAN_KEY_TABLESCAN	UINT64CONST(0x5348530000000002)
@@ -171,6 +173,8 @@ simhash_build_scan_main(dsm_segment *seg, shm_toc *toc)
 	LOCKMODE	indexlock = sh->isconcurrent ? RowExclusiveLock : AccessExclusiveLock;
 	Relation	heap,
 				index;
+
+	simhash_test_hold_point();
 
 	/* the lock modes index.c took in the leader (granted in its group) */
 	heap = table_open(sh->heaprelid, heaplock);

@@ -6,11 +6,13 @@
  *		error describing the first problem found.
  *
  * Checked: the metapage; for each run, that every table's tree has the
- * run's number of entries, compressed leaves (format 2, am.h) well formed
+ * run's number of entries, compressed leaves (format 2, README.md) well formed
  * (core/index_pages.c) with keys sorted by the table's permuted hash and
  * valid heap TIDs, inner items equal to their child's first prefix, and
  * pages of the run's generation; that all trees hold the same hashes (an
- * order-independent checksum); the pending lists' lengths.
+ * order-independent checksum); the pending lists' lengths.  Runs of format 1
+ * (format1.c, release 1.0) are checked as that format has them: entries of
+ * 16 bytes in every tree, sorted by the table's prefix.
  */
 #include "postgres.h"
 
@@ -62,13 +64,57 @@ hash_checksum(uint64 hash)
 	return hash_bytes_uint32_extended((uint32) x, x >> 32) ^ x;
 }
 
-/* Check a subtree; returns its summary. */
+/* Is a heap TID (of an index entry) valid? */
+static bool
+heap_tid_ok(uint32 block, uint16 offset)
+{
+	return offset >= FirstOffsetNumber && offset <= MaxHeapTuplesPerPage &&
+		block != InvalidBlockNumber;
+}
+
+/*
+ * Check a format-1 leaf (format1.c: entries sorted by the table's prefix,
+ * the inner items' keys the whole permuted hash of a leaf's first entry).
+ */
+static TreeSummary
+check_format1_leaf(Relation index, BlockNumber blkno, Page page, const SimhashTable *tab,
+				   uint64 *last_key)
+{
+	SimhashEntry *entries = SimhashPageEntries(page);
+	int			n = SimhashPageItems(page);	/* checked: 1 .. SIMHASH_PAGE_ITEMS */
+	TreeSummary sum = {0, 0, 0};
+
+	for (int i = 0; i < n; i++)
+	{
+		uint64		key = simhash_table_permute(tab, entries[i].hash);
+
+		if ((key & tab->prefix_mask) < (*last_key & tab->prefix_mask))
+			corrupt(index, "Leaf %u entry %d is out of order in table %d.",
+					blkno, i, tab->table);
+		*last_key = key;
+		if (i == 0)
+			sum.first_key = key;
+		if (!heap_tid_ok(ItemPointerGetBlockNumberNoCheck(&entries[i].tid),
+						 ItemPointerGetOffsetNumberNoCheck(&entries[i].tid)))
+			corrupt(index, "Leaf %u entry %d has an invalid heap TID (%u,%u).",
+					blkno, i, ItemPointerGetBlockNumberNoCheck(&entries[i].tid),
+					ItemPointerGetOffsetNumberNoCheck(&entries[i].tid));
+		sum.count++;
+		sum.checksum += hash_checksum(entries[i].hash);
+	}
+	return sum;
+}
+
+/* Check a subtree (of a run of format 1 or 2); returns its summary. */
 static TreeSummary
 check_tree(Relation index, BlockNumber blkno, int height, uint64 generation,
-		   const SimhashTable *tab, BlockNumber *next_leaf, uint64 *last_key)
+		   const SimhashTable *tab, bool format1, BlockNumber *next_leaf,
+		   uint64 *last_key)
 {
 	Buffer		buffer = simhash_read_page(index, blkno, BUFFER_LOCK_SHARE,
-										   height > 0 ? SIMHASH_INNER : simhash_leaf_kind(tab->table),
+										   height > 0 ? SIMHASH_INNER :
+										   format1 ? SIMHASH_FORMAT1_LEAF :
+										   simhash_leaf_kind(tab->table),
 										   generation, 0, NULL);
 	Page		page = BufferGetPage(buffer);
 	TreeSummary sum = {0, 0, 0};
@@ -86,7 +132,7 @@ check_tree(Relation index, BlockNumber blkno, int height, uint64 generation,
 		for (int i = 0; i < n; i++)
 		{
 			TreeSummary child = check_tree(index, items[i].child, height - 1,
-										   generation, tab, next_leaf, last_key);
+										   generation, tab, format1, next_leaf, last_key);
 
 			/* the whole key: resolutions descend table 0 by exact hashes */
 			if (child.first_key != items[i].key)
@@ -104,10 +150,17 @@ check_tree(Relation index, BlockNumber blkno, int height, uint64 generation,
 	{
 		SvLeaf		leaf;
 
-		sv_leaf_open(PageGetContents(page), &leaf);
 		if (*next_leaf != InvalidBlockNumber && *next_leaf != blkno)
 			corrupt(index, "Leaf %u is not linked from the previous leaf (which points to %u).",
 					blkno, *next_leaf);
+		if (format1)
+		{
+			sum = check_format1_leaf(index, blkno, page, tab, last_key);
+			*next_leaf = SimhashPageGetOpaque(page)->next;
+			UnlockReleaseBuffer(buffer);
+			return sum;
+		}
+		sv_leaf_open(PageGetContents(page), &leaf);
 		for (int i = 0; i < leaf.count; i++)
 		{
 			uint64		key = sv_leaf_key(&leaf, i);
@@ -124,8 +177,7 @@ check_tree(Relation index, BlockNumber blkno, int height, uint64 generation,
 				uint16		offset;
 
 				sv_leaf_tid(&leaf, i, &block, &offset);
-				if (offset < FirstOffsetNumber || offset > MaxHeapTuplesPerPage ||
-					block == InvalidBlockNumber)
+				if (!heap_tid_ok(block, offset))
 					corrupt(index, "Leaf %u entry %d has an invalid heap TID (%u,%u).",
 							blkno, i, block, offset);
 			}
@@ -142,7 +194,7 @@ check_tree(Relation index, BlockNumber blkno, int height, uint64 generation,
  * Check a list.  Inserts may append to the pending lanes and the nulls list
  * while we read (growing lists): then the list may extend past the tail and
  * hold more entries than the metapage said when we copied it.  A lane's
- * nentries counts the entries before its tail page (am.h): exactly those
+ * nentries counts the entries before its tail page (README.md): exactly those
  * of the pages before the tail in our copy, which no append changes.
  */
 static uint64
@@ -343,7 +395,8 @@ simhash_index_check(PG_FUNCTION_ARGS)
 
 			simhash_table_init(&blocks, t, tab);
 			sum = check_tree(index, header->trees[t].root, header->trees[t].height,
-							 run->generation, tab, &next_leaf, &last_key);
+							 run->generation, tab, simhash_run_is_format1(run),
+							 &next_leaf, &last_key);
 			if (next_leaf != InvalidBlockNumber)
 				corrupt(index, "The last leaf of run %d table %d links to block %u.", r, t, next_leaf);
 			if (sum.count != header->nentries)

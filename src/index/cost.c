@@ -1,6 +1,6 @@
 /*
  * cost.c
- *		Cost estimate of a simhash index scan (design: am.h): the generic
+ *		Cost estimate of a simhash index scan (design: README.md): the generic
  *		estimate (pages and tuples in proportion to the selectivity of the
  *		<@ clauses), plus the search of the run: a start, and for each table
  *		the radius's probe plan probes (core/probe_plan.h), a descent per
@@ -20,26 +20,20 @@
 #include "types/planner.h"
 
 /*
- * Calibration (issue #14, target 3; doc/joins.md, "Costs").  Per lookup, in
+ * Calibration (doc/joins.md, "Costs"; bench/join.sh).  Per lookup, in
  * cpu_operator_cost: SCAN_START_COST, plus SCAN_TABLE_COST per table other
  * than table 0 that the plan probes (its first descent from the root, and
- * resolving in table 0 the hashes it finds: table 0 holds the TIDs, am.h
+ * resolving in table 0 the hashes it finds: table 0 holds the TIDs, README.md
  * "Format"), plus SCAN_DESCENT_COST per prefix probed (a descent that
  * shares its upper pages with the previous one).
- * Measured as index nested loops of 10k and 100k new rows against the 10M
- * corpus of bench/join.sh (session 6, load 13, in the same minutes as a
- * sequential count(*) of the corpus, whose cost of 179k units took 1.26 s:
- * 7 us a unit, 17.5 ns a cpu_operator_cost), at radius 0 (table 0, 1
- * prefix), 3 (4 tables, 4 prefixes) and 6 (4, 52): 25 / 121 / 683 us a row
- * at 100k, so 11.7 us a prefix (670 operators: SCAN_DESCENT_COST) and 20 us
- * a table beyond table 0 (whose own probe, with the start and the generic
- * costs, is the 25 us); idle (bench/index.sh, session 5) 2.5 and 3.6 us,
- * against a count about twice as fast.  SCAN_TABLE_COST lies between
- * (1.6 units): the grid's runs put the crossover with the radius join at
- * radius 3 near 100k new rows against 10M (the index nested loop took 0.6
- * to 1.1 times the join's time there), and at the loaded value (2.9 units)
- * the planner would choose the join at 100k, 1.5 times slower in two runs
- * of four.  A faster radius-3 lookup (fewer pages to probe or resolve)
+ * The constants come from index nested loops of new rows against the 10M
+ * corpus of bench/join.sh, timed beside a sequential count(*) of the corpus
+ * (whose cost in units gives the time of one unit), at radius 0 (table 0,
+ * 1 prefix), 3 (4 tables, 4 prefixes) and 6 (4, 52): a prefix costs about
+ * SCAN_DESCENT_COST, a table beyond table 0 about SCAN_TABLE_COST.
+ * SCAN_TABLE_COST is set so that the crossover with the radius join at
+ * radius 3 falls where bench/join.sh's planner grid finds it (near 100k
+ * new rows against 10M).  A faster radius-3 lookup (fewer pages to probe or resolve)
  * would lower SCAN_TABLE_COST first; cheaper multi-prefix probes at radius
  * 4 to 6 lower SCAN_DESCENT_COST.  At 1M rows a prefix costs about a third
  * as much (the index fits in the CPU's caches): there the index nested

@@ -18,7 +18,7 @@ PG_FUNCTION_INFO_V1(simhash_handler);
 static relopt_kind simhash_relopt_kind;
 static relopt_parse_elt simhash_relopt_tab[2];
 
-/* Called from _PG_init (src/simhash.c): the reloptions. */
+/* Called from _PG_init (src/module.c): the reloptions. */
 void
 simhash_index_init(void)
 {

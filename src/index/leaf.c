@@ -1,6 +1,6 @@
 /*
  * leaf.c
- *		The compressed leaves of the simhash index's runs (format: am.h,
+ *		The compressed leaves of the simhash index's runs (format: README.md,
  *		"Format"; the pure encoding: core/index_leaf.c): decoding a leaf to
  *		entries, the search of one prefix of one tree (probe.c's
  *		search_prefix()), and the resolution of other tables' matching

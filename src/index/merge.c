@@ -1,6 +1,6 @@
 /*
  * merge.c
- *		The streaming merge of runs of the simhash index (design: am.h):
+ *		The streaming merge of runs of the simhash index (design: README.md):
  *		for each table, a k-way merge of the runs' trees (each already in
  *		the table's order) and of a sorted in-memory list, written leaf by
  *		leaf as a new run.  Memory: one leaf per run, and the list.
@@ -10,6 +10,9 @@
  * collected while merging table 0; the later tables then skip, for each
  * collected hash, one key equal to it (a hash can occur several times among
  * the runs merged, dead and live).
+ *
+ * A run of format 1 (format1.c: its trees sorted by prefix only) is not
+ * streamed: its live entries join the in-memory list.
  */
 #include "postgres.h"
 
@@ -163,8 +166,11 @@ simhash_merge_runs(Relation index, const SimhashBlocks *blocks,
 				   const SimhashRunInput *list, uint64 generation,
 				   SimhashWriteMode mode, uint64 *nentries)
 {
-	int			nsources = nruns + 1;
-	MergeSource *sources = palloc0(nsources * sizeof(MergeSource));
+	int			nsources;
+	MergeSource *sources;
+	SimhashRunRef *streamed = palloc(Max(nruns, 1) * sizeof(SimhashRunRef));
+	SimhashRunInput *memory = palloc0(sizeof(SimhashRunInput));
+	bool		copied = false;
 	SimhashRunHeader **headers = palloc(Max(nruns, 1) * sizeof(SimhashRunHeader *));
 	SimhashTable *tab = palloc(sizeof(SimhashTable));
 	SimhashSortSpace space;
@@ -175,6 +181,37 @@ simhash_merge_runs(Relation index, const SimhashBlocks *blocks,
 	BlockNumber headblk;
 	SimhashRunWriter w;
 	MergeDead	dead;
+
+	/* format-1 runs into memory, with the list; the others streamed */
+	*memory = *list;
+	nsources = 0;
+	for (int r = 0; r < nruns; r++)
+	{
+		if (!simhash_run_is_format1(&runs[r]))
+		{
+			streamed[nsources++] = runs[r];
+			continue;
+		}
+		if (!copied)
+		{
+			/* the caller's list stays as it was */
+			memset(memory, 0, sizeof(SimhashRunInput));
+			if (list->n > 0)
+			{
+				simhash_run_input_reserve(memory, list->n);
+				memcpy(memory->hashes, list->hashes, list->n * sizeof(uint64));
+				memcpy(memory->tids, list->tids, list->n * sizeof(ItemPointerData));
+				memory->n = list->n;
+			}
+			copied = true;
+		}
+		simhash_read_run_entries(index, &runs[r], memory, true);
+	}
+	runs = streamed;
+	nruns = nsources;
+	list = memory;
+	nsources = nruns + 1;
+	sources = palloc0(nsources * sizeof(MergeSource));
 
 	memset(&dead, 0, sizeof(dead));
 	dead.collecting = true;

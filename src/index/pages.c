@@ -1,6 +1,6 @@
 /*
  * pages.c
- *		Pages of the simhash index (layout and design: am.h): initialisation,
+ *		Pages of the simhash index (design: README.md, layout: am.h): initialisation,
  *		allocation (reusing recycled pages), the one way pages are read
  *		(simhash_read_page(): read, lock, check kind and generation, with a
  *		buffer access strategy) and walks along chains of them, and the
@@ -43,8 +43,7 @@ simhash_init_page(Page page, uint16 kind, uint64 generation)
  * XLOG_FPI record (log_newpage_buffer()), whose redo restores the page
  * without its hole, on a standby as after a crash.  A generic record with
  * GENERIC_XLOG_FULL_IMAGE logs the same bytes but copies the page twice and
- * zeroes its hole first (~10k instructions a page by callgrind, a third of
- * a flush's page cost).  Unlogged where the relation needs no WAL.
+ * zeroes its hole first, a large share of a flush's cost per page.  Unlogged where the relation needs no WAL.
  */
 void
 simhash_write_page_image(Relation index, Buffer buffer, Page image)
@@ -118,7 +117,11 @@ simhash_lock_block(Relation index, BlockNumber blkno, int mode,
 	return buffer;
 }
 
-/* the on-disk layout that core/index_pages.h mirrors */
+/*
+ * The index's structures are core/index_pages.h's (am.h); what that header
+ * assumes of PostgreSQL: the block size, the page header, and the retired
+ * items' FullTransactionId (8 bytes, as the core's SvFullXid).
+ */
 StaticAssertDecl(SV_BLCKSZ == BLCKSZ, "core/index_pages.h assumes the block size");
 StaticAssertDecl(SV_PAGE_HEADER == MAXALIGN(SizeOfPageHeaderData), "page header size");
 StaticAssertDecl(SV_SPECIAL == MAXALIGN(sizeof(SimhashPageOpaqueData)), "special size");
@@ -126,30 +129,8 @@ StaticAssertDecl(offsetof(PageHeaderData, pd_lower) == offsetof(SvPageHeader, lo
 				 offsetof(PageHeaderData, pd_upper) == offsetof(SvPageHeader, upper) &&
 				 offsetof(PageHeaderData, pd_special) == offsetof(SvPageHeader, special),
 				 "page header layout");
-StaticAssertDecl(sizeof(SimhashPageOpaqueData) == sizeof(SvOpaque) &&
-				 offsetof(SimhashPageOpaqueData, next) == offsetof(SvOpaque, next) &&
-				 offsetof(SimhashPageOpaqueData, kind) == offsetof(SvOpaque, kind) &&
-				 offsetof(SimhashPageOpaqueData, page_id) == offsetof(SvOpaque, page_id),
-				 "opaque layout");
-StaticAssertDecl(sizeof(SimhashRunTree) == sizeof(SvRunTree) &&
-				 offsetof(SimhashRunHeader, ntables) == offsetof(SvRunHeader, ntables) &&
-				 offsetof(SimhashRunHeader, trees) == offsetof(SvRunHeader, trees),
-				 "run header layout");
-StaticAssertDecl(sizeof(SimhashMetaPageData) == sizeof(SvMeta) &&
-				 offsetof(SimhashMetaPageData, nruns) == offsetof(SvMeta, nruns) &&
-				 offsetof(SimhashMetaPageData, runs) == offsetof(SvMeta, runs) &&
-				 offsetof(SimhashMetaPageData, nretired) == offsetof(SvMeta, nretired) &&
-				 offsetof(SimhashMetaPageData, retired) == offsetof(SvMeta, retired) &&
-				 offsetof(SimhashMetaPageData, nlanes) == offsetof(SvMeta, nlanes) &&
-				 offsetof(SimhashMetaPageData, flushing) == offsetof(SvMeta, flushing) &&
-				 sizeof(SimhashRetired) == sizeof(SvRetired) &&
-				 sizeof(SimhashRunRef) == sizeof(SvRunRef) && sizeof(SimhashList) == sizeof(SvList),
-				 "metapage layout");
-StaticAssertDecl(SV_PAGE_ITEMS == SIMHASH_PAGE_ITEMS && SV_MAX_RUNS == SIMHASH_MAX_RUNS &&
-				 SV_MAX_RETIRED == SIMHASH_MAX_RETIRED && SV_MAX_LANES == SIMHASH_MAX_LANES &&
-				 SV_MAX_INDEX_TABLES == SIMHASH_MAX_INDEX_TABLES &&
-				 SV_PAGE_ID == SIMHASH_PAGE_ID && SV_MAGIC == SIMHASH_MAGIC,
-				 "constants");
+StaticAssertDecl(sizeof(FullTransactionId) == sizeof(uint64), "full transaction id size");
+StaticAssertDecl(SV_PAGE_ITEMS == SIMHASH_PAGE_ITEMS, "items per page");
 
 /*
  * What this backend knows of the index between calls (rd_amcache, freed by
@@ -421,10 +402,10 @@ simhash_init_metapage(Page page, int nblocks, int max_distance, int ntables)
 }
 
 /*
- * Refuse an index of another on-disk format version (one built by an older
- * release: format 1 had uncompressed leaves, am.h "Format"), with a hint
- * naming the REINDEX that rebuilds it.  The metapage's buffer (locked) is
- * released first: the hint reads the catalog.
+ * Refuse an index of an on-disk format version this library does not read
+ * (one written by a later release), with a hint naming the REINDEX that
+ * rebuilds it.  Formats 1 (release 1.0, format1.c) and 2 are read.  The
+ * metapage's buffer (locked) is released first: the hint reads the catalog.
  */
 static void
 check_version(Relation index, Buffer buffer)
@@ -436,8 +417,8 @@ check_version(Relation index, Buffer buffer)
 	UnlockReleaseBuffer(buffer);
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			 errmsg("simhash index \"%s\" has on-disk format version %u, this version of the extension reads version %d",
-					RelationGetRelationName(index), version, SIMHASH_VERSION),
+			 errmsg("simhash index \"%s\" has on-disk format version %u, this version of the extension reads versions %d to %d",
+					RelationGetRelationName(index), version, SIMHASH_VERSION1, SIMHASH_VERSION),
 			 errhint("Rebuild it with REINDEX INDEX %s.",
 					 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(index)),
 												RelationGetRelationName(index)))));
@@ -457,12 +438,13 @@ check_meta(Relation index, Buffer buffer)
 	if (sv_check_meta(page, index_cache(index)->nblocks, &problem) != SV_OK &&
 		sv_check_meta(page, refresh_nblocks(index), &problem) != SV_OK)
 		simhash_report_corrupt(index, SIMHASH_METAPAGE_BLKNO, problem);
+	/* at the same place in both formats */
 	index_cache(index)->ntables = SimhashPageGetMeta(page)->ntables;
 }
 
-/* The metapage's buffer, locked in mode, checked. */
-Buffer
-simhash_lock_meta(Relation index, int mode)
+/* The metapage's buffer, locked in mode, checked, in any format read. */
+static Buffer
+lock_meta_any_format(Relation index, int mode)
 {
 	Buffer		buffer = simhash_lock_block(index, SIMHASH_METAPAGE_BLKNO, mode, NULL);
 
@@ -470,13 +452,101 @@ simhash_lock_meta(Relation index, int mode)
 	return buffer;
 }
 
-/* A copy of the metapage's contents, checked. */
+/*
+ * A format-1 metapage (checked, its buffer locked) in format 2's layout
+ * (format1.c): lane 0 takes the pending and flushing lists, whose nentries
+ * then count the entries before their tail page, as a lane's do.
+ */
+static void
+meta_from_format1(Relation index, Buffer metabuf, SimhashMetaPageData *meta)
+{
+	SimhashList *lists[2];
+
+	StaticAssertStmt(sizeof(SvMeta) == sizeof(SimhashMetaPageData), "metapage layout");
+	sv_meta_from_format1(BufferGetPage(metabuf), (SvMeta *) meta);
+	lists[0] = &meta->pending[0];
+	lists[1] = &meta->flushing[0];
+	for (int i = 0; i < 2; i++)
+	{
+		Buffer		tail;
+		int			n;
+
+		if (lists[i]->head == InvalidBlockNumber)
+			continue;
+		tail = simhash_read_page(index, lists[i]->tail, BUFFER_LOCK_SHARE, SIMHASH_PENDING,
+								 lists[i]->generation, SIMHASH_READ_META_LOCKED, NULL);
+		n = SimhashPageItems(BufferGetPage(tail));	/* checked */
+		UnlockReleaseBuffer(tail);
+		if ((uint64) n > lists[i]->nentries)
+			simhash_report_corrupt(index, lists[i]->tail,
+								   "A list's tail page holds more entries than the metapage counts.");
+		lists[i]->nentries -= n;
+	}
+}
+
+/*
+ * Rewrite a format-1 metapage (its buffer locked exclusively) in format
+ * 2's layout, in place, as one generic WAL record (format1.c).
+ */
+static void
+upgrade_format1_meta(Relation index, Buffer metabuf)
+{
+	SimhashMetaPageData meta;
+	GenericXLogState *state;
+	Page		page;
+
+	meta_from_format1(index, metabuf, &meta);
+	state = GenericXLogStart(index);
+	page = GenericXLogRegisterBuffer(state, metabuf, GENERIC_XLOG_FULL_IMAGE);
+	memcpy(SimhashPageGetMeta(page), &meta, sizeof(SimhashMetaPageData));
+	((PageHeader) page)->pd_lower =
+		((char *) SimhashPageGetMeta(page) + sizeof(SimhashMetaPageData)) - (char *) page;
+	GenericXLogFinish(state);
+}
+
+/*
+ * The metapage's buffer, locked in mode, checked, in format 2's layout: a
+ * writer's access.  The first one after an upgrade from release 1.0
+ * rewrites a format-1 metapage in place (format1.c); readers copy it with
+ * simhash_read_meta(), which converts without writing (as on a standby).
+ */
+Buffer
+simhash_lock_meta(Relation index, int mode)
+{
+	Buffer		buffer = lock_meta_any_format(index, mode);
+
+	if (!sv_meta_is_format1(BufferGetPage(buffer)))
+		return buffer;
+	if (mode != BUFFER_LOCK_EXCLUSIVE)
+	{
+		LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
+		LockBuffer(buffer, BUFFER_LOCK_EXCLUSIVE);
+		check_meta(index, buffer);
+	}
+	if (sv_meta_is_format1(BufferGetPage(buffer)))
+		upgrade_format1_meta(index, buffer);
+	if (mode != BUFFER_LOCK_EXCLUSIVE)
+	{
+		LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
+		LockBuffer(buffer, mode);
+		check_meta(index, buffer);
+	}
+	return buffer;
+}
+
+/*
+ * A copy of the metapage's contents, checked, in format 2's layout (a
+ * format-1 metapage converted, not written).
+ */
 void
 simhash_read_meta(Relation index, SimhashMetaPageData *meta)
 {
-	Buffer		buffer = simhash_lock_meta(index, BUFFER_LOCK_SHARE);
+	Buffer		buffer = lock_meta_any_format(index, BUFFER_LOCK_SHARE);
 
-	memcpy(meta, SimhashPageGetMeta(BufferGetPage(buffer)), sizeof(SimhashMetaPageData));
+	if (sv_meta_is_format1(BufferGetPage(buffer)))
+		meta_from_format1(index, buffer, meta);
+	else
+		memcpy(meta, SimhashPageGetMeta(BufferGetPage(buffer)), sizeof(SimhashMetaPageData));
 	UnlockReleaseBuffer(buffer);
 	simhash_inner_cache_seen(index, meta->next_generation);
 }

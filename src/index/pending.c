@@ -1,6 +1,6 @@
 /*
  * pending.c
- *		The pending lanes of a simhash index (design: am.h, "Concurrent
+ *		The pending lanes of a simhash index (design: README.md, "Concurrent
  *		inserts"), which inserts append to without a global lock, and the
  *		nulls list; helpers for the readers of both.
  */
@@ -53,10 +53,10 @@ lock_tail(Relation index, const SimhashList *list, int flags)
  * grows with the page: at 64 entries it is at most 1,064 bytes of image,
  * about 560 on average.  Smaller pages would make the records smaller but
  * cost a page added to the lane (the metapage's exclusive lock and a
- * generic WAL record of the metapage, ~60k instructions) more often, and
- * scans read every lane page.  Format-2 indexes written with 128-entry
- * lane pages are read as they are (any count up to a full page is valid);
- * an append finds such a tail full and links a new page.  The nulls list
+ * generic WAL record of the metapage) more often, and scans read every
+ * lane page.  Lane pages holding more entries are read as they are (any
+ * count up to a full page is valid); an append finds such a tail full and
+ * links a new page.  The nulls list
  * fills pages.
  */
 #define SIMHASH_LANE_PAGE_ITEMS 64
@@ -75,13 +75,11 @@ has_room(Buffer buffer, bool lane)
  * Append to the tail page (locked exclusively, with room), logging it alone
  * as a full-page image: a core XLOG_FPI record (log_newpage_buffer(), as
  * index builds use), which holds the page without its hole and whose redo
- * restores it, on a standby as after a crash.  The generic WAL record used
- * before is smaller (~40 bytes of delta) but costs more CPU than the whole
- * image: GenericXLogFinish() compares the page's used part byte by byte,
- * and copies and zeroes the rest of the page (callgrind, 128-entry pages:
- * the index's share of a single-row insert 27.4k instructions with generic
- * records, 12.2k with images; WAL per insert 331 and 1,304 bytes, the table
- * without an index 116).  See am.h, "Concurrent inserts".
+ * restores it, on a standby as after a crash.  A generic WAL record would be
+ * smaller (a delta) but costs more CPU than the whole image:
+ * GenericXLogFinish() compares the page's used part byte by byte, and
+ * copies and zeroes the rest of the page.  The lane's short pages bound the
+ * image.  See README.md, "Concurrent inserts".
  */
 static void
 append_to_tail(Relation index, Buffer tailbuf, uint64 hash, ItemPointer tid, uint16 flags)

@@ -1,6 +1,6 @@
 /*
  * policy.c
- *		When the simhash index (design: am.h) sorts its pending lanes into a
+ *		When the simhash index (design: README.md) sorts its pending lanes into a
  *		run and which runs it merges: the policy (merge_from()), and the
  *		flush that carries it out, serialised by a heavyweight lock on the
  *		metapage's block.
@@ -17,15 +17,11 @@
  * How much larger than the entries taken so far a run may be and still be
  * merged with them (merge_from()).  The smaller, the fewer times an entry
  * is rewritten while the small runs grow, and the more runs lookups probe.
- * Callgrind, 1M rows, 20,000 single-row inserts
- * (bench/inserts_instructions.sh 1000000 20000): flushes and merges cost
- * 11.7k instructions per insert at 4 (each flushed entry written ~5.8
- * times), 7.7k at 2 (~3.2 times), 7.6k at 1 (more runs).  The price:
- * during 20,000 such inserts the metapage listed 2.5 runs on average at 2
- * against 2.25 at 4, and a radius-3 lookup's median went from 0.023 to
- * 0.027-0.028 ms (bench/inserts_lookups.sh, phase 4, two runs each, load
- * 5-7) while the small runs left beside the large one were read whole;
- * probed (probe.c, SIMHASH_WHOLE_LEAF_COST), 0.018 ms.
+ * At 2 a flushed entry is rewritten about 3 times instead of about 6 at 4,
+ * which roughly halves the instructions flushes and merges cost an insert
+ * (bench/inserts_instructions.sh), for about one more small run beside the
+ * large one, which lookups probe rather than read whole (probe.c,
+ * SIMHASH_WHOLE_LEAF_COST).  1 gains little more and leaves more runs.
  */
 #define SIMHASH_MERGE_FACTOR 2
 
@@ -163,7 +159,7 @@ simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 		SimhashRunRef *ref = &meta.runs[meta.nruns++];
 
 		ref->header = newheader;
-		ref->pad = 0;
+		ref->format = SIMHASH_VERSION;
 		ref->nentries = newcount;
 		ref->generation = generation;
 	}

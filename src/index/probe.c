@@ -1,6 +1,6 @@
 /*
  * probe.c
- *		Searching the simhash index (design: am.h): the entries of a run
+ *		Searching the simhash index (design: README.md): the entries of a run
  *		within a radius of a query, by probing the trees of the tables that
  *		the radius's probe plan names (core/probe_plan.h) at every prefix
  *		within the plan's error of the query's, in ascending order, each
@@ -673,11 +673,9 @@ simhash_search_reads_all(const SimhashBlocks *blocks, int radius, uint64 nentrie
  * What simhash_search_run() weighs a leaf read whole at, in a probe's page
  * visits: it decodes and tests each of its ~800 entries where a probe
  * binary-searches a leaf.  Counting it as one page (as
- * simhash_search_reads_all() does) read the small runs that merges leave
- * beside the large one (below ~5,600 entries at radius 3) whole; a 2,039-
- * entry run so added ~0.008 ms to a radius-3 lookup at 1M rows, probing it
- * ~0.001-0.003 (bench/inserts_lookups.sh, phase 3: 0.022 against 0.013-
- * 0.015 ms; phase 4, during 20,000 inserts: 0.027 against 0.018-0.019 ms).
+ * simhash_search_reads_all() does) would read the small runs that merges
+ * leave beside the large one (below ~5,600 entries at radius 3) whole,
+ * several times slower than probing them (bench/inserts_lookups.sh).
  */
 #define SIMHASH_WHOLE_LEAF_COST 6.0
 

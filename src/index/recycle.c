@@ -1,7 +1,7 @@
 /*
  * recycle.c
  *		The life of a replaced run or list of the simhash index (design:
- *		am.h): it is retired on the metapage with the next transaction id,
+ *		README.md): it is retired on the metapage with the next transaction id,
  *		and its pages are marked free and given to the free space map once
  *		no snapshot can still be reading them (simhash_recycle(), by VACUUM
  *		and by each flush).
@@ -180,7 +180,7 @@ static BlockNumber recycle(Relation index, BufferAccessStrategy strategy, bool e
  * reading them, so the standby must resolve the conflict before it
  * replays the freeing.  The record is nbtree's XLOG_BTREE_REUSE_PAGE (the
  * one record of core whose redo only resolves a snapshot conflict, see
- * am.h for why this and not a custom resource manager); its block is the
+ * README.md for why this and not a custom resource manager); its block is the
  * metapage's, which its redo does not touch.
  */
 static void

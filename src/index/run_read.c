@@ -1,7 +1,7 @@
 /*
  * run_read.c
  *		Reading runs and lists of the simhash index (design and layout:
- *		am.h): a run's header, the descent of a tree to a leaf, the
+ *		README.md): a run's header, the descent of a tree to a leaf, the
  *		entries of a chain of leaves or list pages, and a walk over every
  *		page of a run (to recycle them).
  */
@@ -108,7 +108,7 @@ simhash_walk_chain(Relation index, BlockNumber first, uint16 kind, uint64 genera
 
 	SimhashEntry *decoded = NULL;
 
-	Assert(kind == SIMHASH_LEAF || kind == SIMHASH_PENDING);
+	Assert(kind == SIMHASH_LEAF || kind == SIMHASH_PENDING || kind == SIMHASH_FORMAT1_LEAF);
 	if (kind == SIMHASH_LEAF)
 		decoded = palloc(SV_LEAF_MAX_ENTRIES * sizeof(SimhashEntry));
 	simhash_chain_begin(&chain, index, first, kind, generation, BUFFER_LOCK_SHARE, 0, NULL);
@@ -158,7 +158,10 @@ collect_entries(const SimhashEntry *entries, int n, void *arg)
 	}
 }
 
-/* Append a run's entries (from its first tree) to *out. */
+/*
+ * Append a run's entries (from its first tree, which holds the dead bits in
+ * both formats; format 1's leaves are entries as on list pages) to *out.
+ */
 void
 simhash_read_run_entries(Relation index, const SimhashRunRef *run,
 						 SimhashRunInput *out, bool skip_dead)
@@ -169,7 +172,8 @@ simhash_read_run_entries(Relation index, const SimhashRunRef *run,
 
 	simhash_walk_chain(index, simhash_leftmost_leaf(index, &header->trees[0],
 													run->generation, NULL),
-					   SIMHASH_LEAF, run->generation, collect_entries, &c);
+					   simhash_run_is_format1(run) ? SIMHASH_FORMAT1_LEAF : SIMHASH_LEAF,
+					   run->generation, collect_entries, &c);
 	pfree(header);
 }
 
@@ -224,7 +228,8 @@ visit_tree(Relation index, BlockNumber blkno, int height, uint16 leafkind,
 }
 
 /*
- * Call visit for every page of a run (the header last).  Nothing if the
+ * Call visit for every page of a run (the header last), of either format
+ * (leaves are read as SIMHASH_ANY_LEAF: only their kind and generation).  Nothing if the
  * header is no longer the run's (it was recycled already).
  */
 void
@@ -239,7 +244,7 @@ simhash_visit_run_pages(Relation index, BlockNumber headblk, uint64 generation,
 		return;
 	for (uint32 t = 0; t < header->ntables; t++)
 		visit_tree(index, header->trees[t].root, header->trees[t].height,
-				   simhash_leaf_kind(t), generation, visit, arg, strategy);
+				   SIMHASH_ANY_LEAF, generation, visit, arg, strategy);
 	visit(index, headblk, arg);
 	pfree(header);
 }

@@ -1,6 +1,6 @@
 /*
  * run_write.c
- *		Writing runs of the simhash index (design and layout: am.h): one
+ *		Writing runs of the simhash index (design: README.md, layout: am.h): one
  *		static B+tree per table, sorted by the table's permuted prefix,
  *		written leaf by leaf with the inner levels at the end, and the
  *		run's header page; and writing entries as a list of pages.  Pages
@@ -12,7 +12,7 @@
 #include "utils/memutils.h"
 
 #include "am.h"
-#include "dedup/dedup.h"
+#include "shared/memory.h"
 
 /* Make room in *in for n more entries. */
 void
@@ -22,8 +22,8 @@ simhash_run_input_reserve(SimhashRunInput *in, size_t n)
 
 	if (in->hashes == NULL)
 	{
-		in->hashes = dedup_alloc_huge(CurrentMemoryContext, Max(need, 64) * sizeof(uint64));
-		in->tids = dedup_alloc_huge(CurrentMemoryContext, Max(need, 64) * sizeof(ItemPointerData));
+		in->hashes = simhash_alloc_huge(CurrentMemoryContext, Max(need, 64) * sizeof(uint64));
+		in->tids = simhash_alloc_huge(CurrentMemoryContext, Max(need, 64) * sizeof(ItemPointerData));
 		return;
 	}
 	in->hashes = repalloc_huge(in->hashes, Max(need, 64) * sizeof(uint64));
@@ -32,17 +32,17 @@ simhash_run_input_reserve(SimhashRunInput *in, size_t n)
 
 /*
  * Room to sort n (>= 0) entries for a table (in 2MB pages where the kernel
- * allows: a page fault per 4kB page was most of a parallel build's first
- * sort, issue #14).
+ * allows: a page fault per 4kB page would otherwise dominate the first
+ * pass of a large sort).
  */
 void
 simhash_sort_space_alloc(SimhashSortSpace *space, size_t n)
 {
 	n = Max(n, 1);
-	space->keys = dedup_alloc_huge(CurrentMemoryContext, n * sizeof(uint64));
-	space->tmpkeys = dedup_alloc_huge(CurrentMemoryContext, n * sizeof(uint64));
-	space->order = dedup_alloc_huge(CurrentMemoryContext, n * sizeof(uint32));
-	space->tmporder = dedup_alloc_huge(CurrentMemoryContext, n * sizeof(uint32));
+	space->keys = simhash_alloc_huge(CurrentMemoryContext, n * sizeof(uint64));
+	space->tmpkeys = simhash_alloc_huge(CurrentMemoryContext, n * sizeof(uint64));
+	space->order = simhash_alloc_huge(CurrentMemoryContext, n * sizeof(uint32));
+	space->tmporder = simhash_alloc_huge(CurrentMemoryContext, n * sizeof(uint32));
 }
 
 /* Free what simhash_sort_space_alloc() allocated. */

@@ -1,6 +1,6 @@
 /*
  * scan.c
- *		Scanning a simhash index (design: am.h): for `h <@ simhash_ball(center, radius)`,
+ *		Scanning a simhash index (design: README.md): for `h <@ simhash_ball(center, radius)`,
  *		search every run (probing its tables) and read the pending lists,
  *		keep entries within every ball of the scan keys, and return the
  *		heap TIDs once each, in TID order (amgettuple) or as a bitmap; for
@@ -65,6 +65,9 @@ typedef struct SimhashScanOpaqueData
 	bool		order_null;		/* ORDER BY h <~> NULL */
 	uint64		query;
 	int			ring;			/* next ring to read */
+	bool		tail;			/* rings past here are read in slices */
+	uint64		tail_counts[65];	/* entries per ring, from one counting pass */
+	uint64		slice;			/* entries the next slice should hold */
 	bool		nulls_done;
 	BlockNumber heap_blocks;	/* the heap's size as last read (TID checks) */
 	Batch		batch;			/* the batch being returned */
@@ -260,6 +263,7 @@ start_scan(IndexScanDesc scan)
 	so->query = (so->ordered && !so->order_null) ?
 		DatumGetSimhash64(scan->orderByData[0].sk_argument) : 0;
 	so->ring = 0;
+	so->tail = false;
 	so->nulls_done = false;
 	simhash_read_meta(scan->indexRelation, so->meta);
 	simhash_meta_blocks(so->meta, &so->blocks);
@@ -297,12 +301,16 @@ check_tid(IndexScanDesc scan, ItemPointer tid)
 				 errhint("REINDEX the index.  simhash_index_check() reports what is wrong.")));
 }
 
+static void visit(IndexScanDesc scan, uint64 center, int radius, int lo, int hi,
+				  uint64 *counts);
+
 /* what gather_match() keeps, and where */
 typedef struct GatherArg
 {
 	IndexScanDesc scan;
 	int			lo;
 	int			hi;
+	uint64	   *counts;			/* count per distance instead of keeping */
 } GatherArg;
 
 /* A match of a run or list: keep it if inside every ball and ring. */
@@ -327,6 +335,11 @@ gather_match(void *arg, ItemPointer tid, uint64 hash)
 		if (dist < g->lo || dist > g->hi)
 			return;
 		code = dist;
+		if (g->counts)
+		{
+			g->counts[dist]++;
+			return;
+		}
 	}
 	else if (so->ordered)
 		code = BATCH_NULL_DIST;
@@ -345,19 +358,38 @@ static void
 gather(IndexScanDesc scan, uint64 center, int radius, int lo, int hi)
 {
 	SimhashScanOpaque so = (SimhashScanOpaque) scan->opaque;
-	GatherArg	arg = {scan, lo, hi};
-	SimhashMatches found = {gather_match, &arg};
 
 	batch_begin(&so->batch);
+	visit(scan, center, radius, lo, hi, NULL);
+	batch_done(&so->batch);
+}
+
+/*
+ * Pass every entry within radius of center, inside every ball of the keys
+ * and lo..hi bits from the query, to gather_match(): kept in the batch, or
+ * counted per distance into counts[65] when counts is not NULL.
+ */
+static void
+visit(IndexScanDesc scan, uint64 center, int radius, int lo, int hi, uint64 *counts)
+{
+	SimhashScanOpaque so = (SimhashScanOpaque) scan->opaque;
+	GatherArg	arg = {scan, lo, hi, counts};
+	SimhashMatches found = {gather_match, &arg};
+
 	for (int i = 0; i < so->meta->nruns; i++)
-		simhash_search_run(scan->indexRelation, &so->blocks, &so->meta->runs[i],
-						   center, radius, &found);
+	{
+		if (simhash_run_is_format1(&so->meta->runs[i]))
+			simhash_format1_search_run(scan->indexRelation, &so->blocks, &so->meta->runs[i],
+									   center, radius, &found);
+		else
+			simhash_search_run(scan->indexRelation, &so->blocks, &so->meta->runs[i],
+							   center, radius, &found);
+	}
 	for (int i = 0; i < so->meta->nlanes; i++)
 	{
 		simhash_search_list(scan->indexRelation, &so->meta->flushing[i], center, radius, &found);
 		simhash_search_list(scan->indexRelation, &so->meta->pending[i], center, radius, &found);
 	}
-	batch_done(&so->batch);
 }
 
 /* A match of the nulls list. */
@@ -386,12 +418,51 @@ null_batch(IndexScanDesc scan)
 	batch_done(&so->batch);
 }
 
+/* What the first slice of an ordered scan's tail holds, and its growth. */
+#define SLICE_FIRST 64
+#define SLICE_GROWTH 8
+
+/*
+ * The next slice of an ordered scan's tail: once probing a ring would read
+ * whole trees, one pass counts the entries at each distance from the query,
+ * and each later pass keeps only the rings from the next one on that hold
+ * the slice's number of entries (64 first, eight times more each time, at
+ * most what fits in work_mem).  A nearest-neighbour query with a small
+ * LIMIT so reads the index two or three times and sorts a few entries,
+ * where keeping every entry at once would sort (and spill) the whole index.
+ * The counts only size the slices: the last slice reaches max_radius
+ * whatever they say, so the rings read are the same as ring by ring.
+ */
+static void
+next_slice(IndexScanDesc scan)
+{
+	SimhashScanOpaque so = (SimhashScanOpaque) scan->opaque;
+	uint64		sum;
+	int			hi;
+
+	if (!so->tail)
+	{
+		memset(so->tail_counts, 0, sizeof(so->tail_counts));
+		visit(scan, so->query, so->max_radius, so->ring, so->max_radius, so->tail_counts);
+		so->tail = true;
+		so->slice = SLICE_FIRST;
+	}
+	hi = so->ring;
+	sum = so->tail_counts[hi];
+	while (hi < so->max_radius && sum < so->slice)
+		sum += so->tail_counts[++hi];
+	gather(scan, so->query, so->max_radius, so->ring, hi);
+	so->ring = hi + 1;
+	so->slice = Min(so->slice * SLICE_GROWTH,
+					Max((uint64) work_mem * 1024 / sizeof(uint64) / 2, SLICE_FIRST));
+}
+
 /*
  * The next batch; false when the scan is over.  Unordered scans have one
  * batch (plus the NULL keys when key-less).  Ordered scans read distance
  * rings: ring r holds the entries exactly r bits from the query; once
- * probing a ring would read whole trees anyway, everything left is read
- * at once and sorted by distance.  NULL keys come last (NULLS LAST).
+ * probing a ring would read whole trees anyway, the rest is read in slices
+ * of several rings (next_slice()).  NULL keys come last (NULLS LAST).
  */
 static bool
 next_batch(IndexScanDesc scan)
@@ -438,11 +509,8 @@ next_batch(IndexScanDesc scan)
 
 		for (int i = 0; i < so->meta->nruns; i++)
 			largest = Max(largest, so->meta->runs[i].nentries);
-		if (simhash_search_reads_all(&so->blocks, so->ring, largest))
-		{
-			gather(scan, so->query, so->max_radius, so->ring, so->max_radius);
-			so->ring = so->max_radius + 1;
-		}
+		if (so->tail || simhash_search_reads_all(&so->blocks, so->ring, largest))
+			next_slice(scan);
 		else
 		{
 			gather(scan, so->query, so->ring, so->ring, so->ring);

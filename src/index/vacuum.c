@@ -1,6 +1,6 @@
 /*
  * vacuum.c
- *		VACUUM for the simhash index (design: am.h): mark the entries of dead
+ *		VACUUM for the simhash index (design: README.md): mark the entries of dead
  *		heap tuples (in table 0's tree of every run, the one holding dead
  *		bits, and in the pending lists),
  *		recycle pages of replaced runs and lists once no snapshot can read
@@ -68,14 +68,15 @@ is_dead(DeadMarker *d, ItemPointer tid)
 
 /*
  * Mark the dead entries of a page (locked exclusively): a leaf of table 0
- * (dead bits, format 2) or a list page (flags); returns how many.
+ * (dead bits, format 2: decoded into decoded), or a list page or format-1
+ * leaf (flags; decoded NULL); returns how many.
  */
 static int
 mark_page(Relation index, Buffer buffer, DeadMarker *marker, double *live,
 		  SimhashEntry *decoded)
 {
 	Page		page = BufferGetPage(buffer);
-	bool		leaf = (SimhashPageGetOpaque(page)->kind == SIMHASH_LEAF);
+	bool		leaf = (decoded != NULL);
 	SimhashEntry *entries;
 	int			n,
 				ndead = 0;
@@ -129,7 +130,10 @@ mark_page(Relation index, Buffer buffer, DeadMarker *marker, double *live,
 	return ndead;
 }
 
-/* Mark the dead entries of a chain of leaves or list pages. */
+/*
+ * Mark the dead entries of a chain of leaves (kind SIMHASH_LEAF or
+ * SIMHASH_FORMAT1_LEAF) or list pages.
+ */
 static uint64
 mark_chain(Relation index, BlockNumber first, uint16 kind, uint64 generation,
 		   DeadMarker *marker, double *live, BufferAccessStrategy strategy)
@@ -205,7 +209,22 @@ simhash_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		ndead = mark_chain(index,
 						   simhash_leftmost_leaf(index, &header->trees[0],
 												 run->generation, strategy),
-						   SIMHASH_LEAF, run->generation, &marker, &live, strategy);
+						   simhash_run_is_format1(run) ? SIMHASH_FORMAT1_LEAF : SIMHASH_LEAF,
+						   run->generation, &marker, &live, strategy);
+		/* format 1 (format1.c): each tree has its flags; table 0's dead TIDs */
+		if (simhash_run_is_format1(run))
+		{
+			double		ignored = 0;
+
+			simhash_tidset_sort(&marker.tids);
+			marker.collect = false;
+			for (uint32 t = 1; t < header->ntables; t++)
+				(void) mark_chain(index,
+								  simhash_leftmost_leaf(index, &header->trees[t],
+														run->generation, strategy),
+								  SIMHASH_FORMAT1_LEAF, run->generation, &marker,
+								  &ignored, strategy);
+		}
 		/* all dead entries of the first tree: marked now or before */
 		if (ndead > 0)
 			set_run_dead(index, run, marker.tids.n, strategy);
@@ -451,7 +470,7 @@ compacted_size(Relation index, BufferAccessStrategy strategy, BlockNumber *list_
 }
 
 /*
- * Compaction (issue #13, goal 2): when the file, not counting the free
+ * Compaction: when the file, not counting the free
  * pages at its end, is more than SIMHASH_COMPACT_SLACK times what its live
  * entries would take as one run (compacted_size(): free pages, dead
  * entries, several runs, pending entries), rewrite every run and the

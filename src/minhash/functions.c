@@ -458,7 +458,13 @@ typedef struct HashSet
 	size_t		cap;
 } HashSet;
 
-/* append n hashes to the set, growing it */
+/*
+ * append n hashes to the set; when it is full, it is first reduced to its
+ * distinct hashes, and grows only if they fill more than half of it, so that
+ * its size stays within 2 x (distinct hashes + n) however often a shingle
+ * repeats (each reduction sorts at most cap hashes, after at least cap / 2
+ * appends: the sorting stays linear-logarithmic in the appended hashes)
+ */
 static void
 hashset_add(HashSet *s, const uint64 *h, size_t n)
 {
@@ -466,9 +472,14 @@ hashset_add(HashSet *s, const uint64 *h, size_t n)
 		return;					/* s->h may be NULL: no memcpy (UBSan) */
 	if (s->n + n > s->cap)
 	{
-		s->cap = Max(s->cap * 2, s->n + n);
-		s->h = s->h ? repalloc_huge(s->h, s->cap * sizeof(uint64)) :
-			MemoryContextAllocHuge(CurrentMemoryContext, s->cap * sizeof(uint64));
+		if (s->h != NULL)
+			s->n = minhash_hash_set(s->h, s->n);
+		if (s->n + n > s->cap / 2)
+		{
+			s->cap = Max(s->cap * 2, (s->n + n) * 2);
+			s->h = s->h ? repalloc_huge(s->h, s->cap * sizeof(uint64)) :
+				MemoryContextAllocHuge(CurrentMemoryContext, s->cap * sizeof(uint64));
+		}
 	}
 	memcpy(s->h + s->n, h, n * sizeof(uint64));
 	s->n += n;

@@ -157,7 +157,7 @@ simhash_agg_finalfn(PG_FUNCTION_ARGS)
 }
 
 /*
- * issue #17: simhash_agg(text, double precision) and simhash_agg(text,
+ * simhash_agg(text, double precision) and simhash_agg(text,
  * numeric).  The weight is rounded to real first, exactly as the implicit
  * cast to real did when only simhash_agg(text, real) existed, so a call
  * that now resolves to one of these (a numeric or integer weight) gives the

@@ -1,7 +1,7 @@
 /*
  * arrays.c
  *		text[] results whose size is known before they are allocated
- *		(issue #10): simhash_tokens, simhash_shingle and minhash_shingles
+ *		simhash_tokens, simhash_shingle and minhash_shingles
  *		first measure their output (a pass that allocates nothing per
  *		element), raise 54000 (program_limit_exceeded) when it would not fit
  *		in one allocation (MaxAllocSize, 1 GB) or has more than MaxArraySize

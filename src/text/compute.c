@@ -214,7 +214,7 @@ simhash_repalloc_huge(void *p, size_t size)
  * by what the text holds, not by its length: the shingler streams through
  * a buffer of TEXT_STREAM_BUF bytes (more only for a very long window of
  * tokens), and the table starts small and doubles with the distinct
- * features (issue #10: a 300 MB text of two words needs kilobytes).
+ * features (a 300 MB text of two words needs kilobytes).
  */
 typedef struct TextState
 {

@@ -140,7 +140,7 @@ simhash_shingle(PG_FUNCTION_ARGS)
  * The distinct shingles of simhash_features, in order of first occurrence:
  * entries[] grows in that order, and an open-addressing index of entry
  * numbers (+1; 0 is empty) finds a hash's entry.  Memory follows the
- * distinct shingles, not their occurrences (issue #10).
+ * distinct shingles, not their occurrences.
  */
 typedef struct FeatureEntry
 {

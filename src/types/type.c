@@ -9,6 +9,7 @@
 #include "lib/stringinfo.h"
 #include "libpq/pqformat.h"
 #include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
 #include "utils/sortsupport.h"
 #include "utils/varbit.h"
 
@@ -26,6 +27,7 @@ PG_FUNCTION_INFO_V1(simhash64_larger);
 PG_FUNCTION_INFO_V1(simhash64_smaller);
 PG_FUNCTION_INFO_V1(simhash64_to_bit);
 PG_FUNCTION_INFO_V1(bit_to_simhash64);
+PG_FUNCTION_INFO_V1(simhash64_from_numeric);
 
 /* 16 hex digits, either case, optional 0x, surrounding whitespace */
 Datum
@@ -181,5 +183,34 @@ bit_to_simhash64(PG_FUNCTION_ARGS)
 				 errdetail("A simhash64 has exactly 64 bits.")));
 	for (int i = 0; i < 8; i++)
 		value = (value << 8) | VARBITS(arg)[i];
+	PG_RETURN_SIMHASH64(value);
+}
+
+/* ---- numeric cast: the unsigned value, as clients send large integers ---- */
+
+/* numeric -> simhash64: a whole number in 0 .. 2^64-1, else 22003 / 22023 */
+Datum
+simhash64_from_numeric(PG_FUNCTION_ARGS)
+{
+	char	   *str = DatumGetCString(DirectFunctionCall1(numeric_out,
+														  PG_GETARG_DATUM(0)));
+	uint64_t	value;
+
+	switch (simhash64_parse_decimal(str, &value))
+	{
+		case SIMHASH_INPUT_OK:
+			break;
+		case SIMHASH_INPUT_RANGE:
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("value %s is out of range for type %s", str, "simhash64"),
+					 errdetail("A simhash64 cast from numeric is an unsigned 64-bit value, from 0 to 18446744073709551615.")));
+			break;
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cannot cast numeric %s to %s", str, "simhash64"),
+					 errdetail("A simhash64 cast from numeric is a whole number.")));
+	}
 	PG_RETURN_SIMHASH64(value);
 }

@@ -10,16 +10,24 @@
  * readers do (items, run header trees, metapage runs, lists and retired
  * items, the compressed leaves of format 2: keys, TIDs, dead bits) with
  * explicit checks of every bound they rely on; ASan catches a read outside
- * the page.
+ * the page.  Format 1 (release 1.0, still read: src/index/format1.c) too: its
+ * metapage (checked, then converted as the server converts it) and its
+ * leaves of 16-byte entries (SV_FORMAT1_LEAF).
  *   make -C test/fuzz fuzz_index_pages && ./fuzz_index_pages -max_total_time=60
  */
 #include "index_pages.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define GENERATION 5
+
+/* the input's choices beyond the stored kinds 1 .. 8: format 1's pages */
+#define FUZZ_META1	9			/* a format-1 metapage */
+#define FUZZ_LEAF1	10			/* a format-1 leaf (SV_FORMAT1_LEAF) */
+#define FUZZ_KINDS	10
 
 static void
 require(int cond)
@@ -39,7 +47,7 @@ build_page(uint8_t *page, uint16_t kind, int nitems, int ntables, uint32_t nbloc
 	memset(page, 0, SV_BLCKSZ);
 	h->upper = h->special = SV_BLCKSZ - SV_SPECIAL;
 	h->pagesize_version = SV_BLCKSZ | 4;
-	o->generation = kind == SV_META || kind == SV_RETIRED_PAGE ? 0 : GENERATION;
+	o->generation = kind == SV_META || kind == FUZZ_META1 || kind == SV_RETIRED_PAGE ? 0 : GENERATION;
 	o->next = SV_INVALID_BLOCK;
 	o->kind = kind;
 	o->page_id = SV_PAGE_ID;
@@ -76,6 +84,27 @@ build_page(uint8_t *page, uint16_t kind, int nitems, int ntables, uint32_t nbloc
 					m->retired[i].kind = 1 + i % 3;
 				}
 				h->lower = SV_PAGE_HEADER + sizeof(SvMeta);
+				break;
+			}
+		case FUZZ_META1:
+			{
+				/* format 2's metapage of these choices, in format 1's layout */
+				static uint64_t v2page[SV_BLCKSZ / 8];
+				const SvMeta *m2 = (const SvMeta *) ((uint8_t *) v2page + SV_PAGE_HEADER);
+				SvMeta1    *m = (SvMeta1 *) contents;
+
+				build_page((uint8_t *) v2page, SV_META, nitems, ntables, nblocks);
+				o->kind = SV_META;
+				memcpy(m, m2, offsetof(SvMeta1, pending));	/* magic .. next_generation */
+				m->version = SV_VERSION1;
+				m->pending = m2->pending[0];
+				m->pending.nentries = 1000;
+				m->flushing = m2->flushing[0];
+				m->nulls = m2->nulls;
+				memcpy(m->runs, m2->runs, sizeof(m->runs));
+				m->nretired = m2->nretired;
+				memcpy(m->retired, m2->retired, sizeof(m->retired));
+				h->lower = SV_PAGE_HEADER + sizeof(SvMeta1);
 				break;
 			}
 		case SV_RUN_HEADER:
@@ -129,6 +158,8 @@ build_page(uint8_t *page, uint16_t kind, int nitems, int ntables, uint32_t nbloc
 			h->lower = SV_PAGE_HEADER + 16 * nitems;
 			if (kind != SV_INNER)
 				o->next = nblocks - 1;
+			if (kind == FUZZ_LEAF1)
+				o->kind = SV_LEAF;	/* stored as a leaf, read as format 1's */
 			break;
 	}
 }
@@ -143,6 +174,17 @@ consume(const uint8_t *page, uint16_t kind, const SvFacts *facts)
 
 	switch (kind)
 	{
+		case FUZZ_META1:
+			{
+				/* converted as the server does, then read as format 2's */
+				static uint64_t converted[SV_BLCKSZ / 8];
+				SvMeta		m;
+
+				sv_meta_from_format1(page, &m);
+				memcpy(converted, page, SV_BLCKSZ);
+				memcpy((uint8_t *) converted + SV_PAGE_HEADER, &m, sizeof(m));
+				return consume((const uint8_t *) converted, SV_META, facts);
+			}
 		case SV_META:
 			{
 				const SvMeta *m = (const SvMeta *) contents;
@@ -224,7 +266,7 @@ consume(const uint8_t *page, uint16_t kind, const SvFacts *facts)
 			}
 		default:
 			{
-				int			n = sv_page_items(page, kind);
+				int			n = sv_page_items(page, kind == FUZZ_LEAF1 ? SV_PENDING : kind);
 				size_t		unit = kind == SV_RETIRED_PAGE ? sizeof(SvRetired) : 16;
 
 				require(n >= 0);
@@ -232,7 +274,7 @@ consume(const uint8_t *page, uint16_t kind, const SvFacts *facts)
 				require(kind == SV_PENDING || kind == SV_RETIRED_PAGE || n >= 1);
 				for (size_t i = 0; i < n * unit; i++)
 					sum += contents[i];
-				if (kind == SV_LEAF || kind == SV_PENDING)
+				if (kind == FUZZ_LEAF1 || kind == SV_PENDING)
 					require(o->next == SV_INVALID_BLOCK || sv_block_ok(o->next, facts->nblocks));
 				break;
 			}
@@ -246,6 +288,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static uint64_t pagebuf[SV_BLCKSZ / 8];	/* aligned as a buffer page */
 	uint8_t    *page = (uint8_t *) pagebuf;
 	uint16_t	kind;
+	uint16_t	check_kind;
+	int			is_meta;
 	SvFacts		facts;
 	const char *problem = NULL;
 	SvVerdict	v;
@@ -253,28 +297,36 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 5)
 		return 0;
-	kind = 1 + data[0] % 8;
+	kind = 1 + data[0] % FUZZ_KINDS;
 	facts.ntables = 1 + data[1] % 40;
 	facts.nblocks = 2 + (data[2] | data[3] << 8);
 	build_page(page, kind == SV_FREE ? SV_LEAF : kind, data[4], facts.ntables, facts.nblocks);
+	check_kind = kind == SV_FREE ? SV_LEAF : kind == FUZZ_LEAF1 ? SV_FORMAT1_LEAF : kind;
+	is_meta = (kind == SV_META || kind == FUZZ_META1);
 
 	/* the valid page passes */
-	if (kind == SV_META)
+	if (is_meta)
 		require(sv_check_meta(page, facts.nblocks, &problem) == SV_OK);
 	else if (kind != SV_FREE)
-		require(sv_check_page(page, kind, GENERATION * (kind != SV_RETIRED_PAGE), &facts, &problem) == SV_OK);
+		require(sv_check_page(page, check_kind, GENERATION * (kind != SV_RETIRED_PAGE), &facts, &problem) == SV_OK);
+	if (kind == FUZZ_LEAF1)
+	{
+		/* a format-1 leaf is not a format-2 one, and any leaf to a page walk */
+		require(sv_check_page(page, SV_LEAF, GENERATION, &facts, &problem) == SV_BAD);
+		require(sv_check_page(page, SV_ANY_LEAF, GENERATION, &facts, &problem) == SV_OK);
+	}
 
 	/* patches: (offset low, offset high, byte) */
 	for (size_t i = 5; i + 3 <= size; i += 3)
 		page[(data[i] | data[i + 1] << 8) % SV_BLCKSZ] = data[i + 2];
 
-	if (kind == SV_META)
+	if (is_meta)
 		v = sv_check_meta(page, facts.nblocks, &problem);
 	else
-		v = sv_check_page(page, kind == SV_FREE ? SV_LEAF : kind,
-						  GENERATION * (kind != SV_RETIRED_PAGE), &facts, &problem);
+		v = sv_check_page(page, check_kind, GENERATION * (kind != SV_RETIRED_PAGE), &facts, &problem);
 	if (v == SV_OK)
-		sink = consume(page, kind == SV_FREE ? SV_LEAF : kind, &facts);
+		sink = consume(page, is_meta ? (sv_meta_is_format1(page) ? FUZZ_META1 : SV_META) :
+					   kind == SV_FREE ? SV_LEAF : kind, &facts);
 	else
 		require(problem != NULL && problem[0] != '\0');
 	(void) sink;

@@ -44,7 +44,9 @@ my $t0 = time;
 my $BLCKSZ = 8192;
 
 my $node = PostgreSQL::Test::Cluster->new('corrupt');
-$node->init;
+# pages are damaged on purpose: without data checksums (18's initdb enables
+# them), so that the index's own checks, not the buffer manager's, see them
+$node->init(no_data_checksums => 1);
 $node->append_conf('postgresql.conf', q{
 autovacuum = off
 max_wal_size = 1GB

@@ -9,6 +9,8 @@
 #    counting table sized from the length, and a buffer of twice the text);
 #  - minhash_shingles and simhash_shingle whose results would exceed 1 GB
 #    fail at once with 54000 instead of allocating until out of memory;
+#  - jaccard(text, text) of the 30 MB text keeps the distinct shingles
+#    only (it kept every occurrence before);
 #  - a long simhash(text) is cancelled by statement_timeout promptly.
 use strict;
 use warnings;
@@ -76,6 +78,14 @@ like($err, qr/54000: the result of minhash_shingles would be too large/,
 });
 like($err, qr/54000: the result of simhash_shingle would be too large/,
 	'simhash_shingle: 54000 before allocating');
+
+# jaccard(text, text) keeps the distinct shingles of each text, not every
+# occurrence (it kept 8 bytes per shingle occurrence, sorted once: 240 MB
+# and its doublings here, besides the text and its 4-byte-a-character copy)
+($out, $err) = limited(q{
+	SELECT jaccard(body, 'ab cd ab cd ab cd'), jaccard(body, body, 3, 'term') FROM mid;
+});
+is($out, '1|1', 'jaccard of a 30 MB text of two words within 256 MB') or diag($err);
 
 # cancel: window 1024 over 17M tokens hashes about 50 GB
 my $elapsed;

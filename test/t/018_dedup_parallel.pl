@@ -1,9 +1,11 @@
 # test/t/018_dedup_parallel.pl: the parallel search of simhash_pairs and
 # simhash_groups, and CREATE INDEX ... USING simhash with its tables'
-# trees built by parallel workers (issue #14), when something goes wrong while
+# trees built by parallel workers, when something goes wrong while
 # the workers run; the same for the parallel table read of the jobs
 # (src/dedup/read_parallel.c) and the parallel heap scan of CREATE INDEX
-# (src/index/build_scan.c), on a table whose jobs have no other workers.  A worker that fails (here: terminated by pg_terminate_backend, a
+# (src/index/build_scan.c), on a table whose jobs have no other workers.
+# The workers are held at their start (SimhashHold.pm) while the test acts
+# on them.  A worker that fails (here: terminated by pg_terminate_backend, a
 # FATAL in the worker) must fail the job in the leader with the worker's
 # error; a cancelled job must stop its workers; neither may leave workers,
 # temporary files or shared memory behind, and the session must go on.
@@ -12,7 +14,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use Time::HiRes qw(usleep);
+use FindBin;
+use lib $FindBin::RealBin;
+use SimhashHold;
 
 my $node = PostgreSQL::Test::Cluster->new('dedup_parallel');
 $node->init;
@@ -36,41 +40,14 @@ my $job = "SELECT count(*) FROM simhash_pairs('t', 'id', 'h', 10, 12)";
 my $expected = $node->safe_psql('postgres',
 	"SET max_parallel_maintenance_workers = 0; $job");
 
-# start the job in a session; returns (session, its pid) once its parallel
-# workers run.  With $kill, the session has parallel_leader_participation
-# off (the workers do all of a read or scan, which is short) and one of
-# its workers is terminated as soon as it is seen, in the same query.
+# start_held_job (SimhashHold.pm): the job runs in a session of its own
+# and its parallel workers wait at their start until release_workers, so a
+# test terminates or cancels them at a known point; the held workers end
+# with their job, and the hold is released before the job runs again.
 sub start_job
 {
-	my ($name, $sql, $kill) = @_;
-	my $s = $node->background_psql('postgres', on_error_stop => 0);
-	my $pid = $s->query_safe(($kill ? 'SET parallel_leader_participation = off; ' : '')
-		. 'SELECT pg_backend_pid();');
-	chomp $pid;
-	# polled from one session opened before the job: a new psql per attempt
-	# (as poll_query_until does) takes seconds on a loaded machine, and a
-	# session's start half a second, long enough for a short job's workers
-	# to come and go unseen
-	my $poller = $node->background_psql('postgres');
-	$s->query_until(qr/started/, "\\echo started\n$sql;\n");
-	my $what = $kill ? 'count(pg_terminate_backend(pid))' : 'count(*)';
-	my $seen = 0;
-	# within the session's own timeout, so that the failure says why
-	my $deadline = time() + $PostgreSQL::Test::Utils::timeout_default / 2;
-	while (time() < $deadline)
-	{
-		$seen = $poller->query_safe(qq{
-			SELECT $what > 0 FROM (
-				SELECT pid FROM pg_stat_activity
-				WHERE backend_type = 'parallel worker' AND leader_pid = $pid
-				LIMIT 1) w;
-		}) eq 't';
-		last if $seen;
-		usleep(50_000);
-	}
-	$poller->quit;
-	$seen or die "$name: the job's parallel workers never ran";
-	return ($s, $pid);
+	my ($name, $sql) = @_;
+	return start_held_job($node, $name, $sql);
 }
 
 # no worker of that leader left, no temporary file, and the session works
@@ -87,6 +64,7 @@ sub check_clean
 	is($node->safe_psql('postgres',
 		"SELECT count(*) FROM pg_ls_dir('base/pgsql_tmp', true, false) f"),
 		'0', "$name: no temporary file left");
+	release_workers($node);
 	is($s->query_safe($sql . ';'), $want, "$name: the session runs the job again, same result");
 }
 
@@ -104,6 +82,7 @@ sub check_index_clean
 	is($node->safe_psql('postgres',
 		"SELECT count(*) FROM pg_ls_dir('base/pgsql_tmp', true, false) f"),
 		'0', "$name: no temporary file left");
+	release_workers($node);
 	$s->query_safe($sql . ';');
 	is($s->query_safe("SELECT simhash_index_check('$index', false) IS NOT NULL;"), 't',
 		"$name: a build afterwards works and checks");
@@ -112,11 +91,7 @@ sub check_index_clean
 
 # 1. a worker fails: the job fails with its error
 my ($s, $pid) = start_job('worker error', $job);
-$node->safe_psql('postgres', qq{
-	SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-	WHERE backend_type = 'parallel worker' AND leader_pid = $pid
-	LIMIT 1
-});
+terminate_held_worker($node, $pid);
 my $out = $s->query('SELECT 1 AS done;');
 like($s->{stderr}, qr/terminating background worker "parallel worker" due to administrator command/,
 	'worker error: the leader raises the worker\'s error');
@@ -146,18 +121,18 @@ $s->quit;
 
 # 4. CREATE INDEX with its tables' trees built and written by workers
 # (70 tables; the table's parallel_workers = 0 keeps its heap scan serial,
-# so these are the only workers): a worker is terminated by the poll that
-# sees it (the workers build fast: a kill in a later query could come after
-# them), then the build is cancelled; no index is left, and a build
-# afterwards works
+# so these are the only workers): a worker is terminated, then the build is
+# cancelled; no index is left, and a build afterwards works
 $node->safe_psql('postgres', 'ALTER TABLE t SET (parallel_workers = 0)');
 my $build = 'CREATE INDEX t_h ON t USING simhash (h) WITH (blocks = 8, max_distance = 4)';
-($s, $pid) = start_job('index worker error', $build, 1);
+($s, $pid) = start_job('index worker error', $build);
+terminate_held_worker($node, $pid);
 $out = $s->query('SELECT 1 AS done;');
 like($s->{stderr}, qr/terminating background worker "parallel worker" due to administrator command/,
 	'index worker error: the build fails with the worker\'s error');
 $s->{stderr} = '';
 $s->quit;
+release_workers($node);
 ($s, $pid) = start_job('index cancel', $build);
 $node->safe_psql('postgres', "SELECT pg_cancel_backend($pid)");
 $out = $s->query('SELECT 1 AS done;');
@@ -178,7 +153,8 @@ my $read_job = "SELECT count(*) FROM simhash_pairs('r', 'id', 'h', 0)";
 my $read_expected = $node->safe_psql('postgres',
 	"SET max_parallel_maintenance_workers = 0; $read_job");
 is($read_expected, '500000', 'read: the serial job finds the planted copies');
-($s, $pid) = start_job('read worker error', $read_job, 1);
+($s, $pid) = start_job('read worker error', $read_job);
+terminate_held_worker($node, $pid);
 $out = $s->query('SELECT 1 AS done;');
 like($s->{stderr}, qr/terminating background worker "parallel worker" due to administrator command/,
 	'read worker error: the leader raises the worker\'s error');
@@ -197,7 +173,8 @@ $s->quit;
 # 6. the parallel heap scan of CREATE INDEX: one table (blocks = 1,
 # max_distance = 0: no sort workers), a scan worker terminated
 my $scan_build = 'CREATE INDEX r_h ON r USING simhash (h) WITH (blocks = 1, max_distance = 0)';
-($s, $pid) = start_job('index scan worker error', $scan_build, 1);
+($s, $pid) = start_job('index scan worker error', $scan_build);
+terminate_held_worker($node, $pid);
 $out = $s->query('SELECT 1 AS done;');
 like($s->{stderr}, qr/terminating background worker "parallel worker" due to administrator command/,
 	'index scan worker error: the build fails with the worker\'s error');

@@ -1,5 +1,5 @@
 # test/t/019_dedup_keys_parallel.pl: the shared-key and MinHash jobs in
-# parallel workers (issue #14) when something goes wrong while the workers
+# parallel workers when something goes wrong while the workers
 # run: a worker of the parallel read (src/dedup/keys_parallel.c) or of the
 # pairing by key partition (src/dedup/keys_split.c) terminated
 # (pg_terminate_backend, a FATAL in the worker) must fail the job in the
@@ -12,6 +12,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use SimhashHold;
 
 my $node = PostgreSQL::Test::Cluster->new('dedup_keys_parallel');
 $node->init;
@@ -43,23 +46,14 @@ my $expected = $node->safe_psql('postgres',
 	"SET max_parallel_maintenance_workers = 0; $job_read");
 ok($expected > 100000, "the serial job finds $expected pairs");
 
-# start the job in a session with parallel_leader_participation off;
-# returns (session, its pid) once one of its parallel workers runs (and
-# with $kill, has been terminated, in the same query)
+# start the job in a session with parallel_leader_participation off and
+# its parallel workers held at their start (SimhashHold.pm); with $kill,
+# one of them is terminated there.  Returns (session, its pid).
 sub start_job
 {
 	my ($name, $sql, $kill) = @_;
-	my $s = $node->background_psql('postgres', on_error_stop => 0);
-	my $pid = $s->query_safe('SET parallel_leader_participation = off; SELECT pg_backend_pid();');
-	chomp $pid;
-	$s->query_until(qr/started/, "\\echo started\n$sql;\n");
-	my $what = $kill ? 'count(pg_terminate_backend(pid))' : 'count(*)';
-	$node->poll_query_until('postgres', qq{
-		SELECT $what > 0 FROM (
-			SELECT pid FROM pg_stat_activity
-			WHERE backend_type = 'parallel worker' AND leader_pid = $pid
-			LIMIT 1) w
-	}) or die "$name: the job's parallel workers never ran";
+	my ($s, $pid) = start_held_job($node, $name, $sql, 'SET parallel_leader_participation = off; ');
+	terminate_held_worker($node, $pid) if $kill;
 	return ($s, $pid);
 }
 
@@ -75,6 +69,7 @@ sub check_clean
 	is($node->safe_psql('postgres',
 		"SELECT count(*) FROM pg_ls_dir('base/pgsql_tmp', true, false) f"),
 		'0', "$name: no temporary file left");
+	release_workers($node);
 	is($s->query_safe($sql . ';'), $expected, "$name: the session runs the job again, same result");
 }
 

@@ -9,10 +9,13 @@
 # every shard, radius queries in every spelling (literal, prepared, generic
 # plan, PL/pgSQL), ORDER BY distance LIMIT n, joins of a batch of new rows
 # (local, reference and colocated distributed tables) and "insert only the
-# rows without a near-duplicate", the dedup jobs (the plain names read the
-# rows on the coordinator, with a NOTICE naming the _citus version; every
-# *_citus job works on the workers and must give the single-node pairs,
-# groups, NOTICEs and errors, also on a table not distributed by its id),
+# rows without a near-duplicate", the dedup jobs (the plain names run on the
+# workers, with progress NOTICEs; they read the rows on the coordinator, with
+# a NOTICE saying why, when simhash.citus_jobs is off, in a read-only
+# transaction, for text ids or without CREATE on the schema; every *_citus
+# job works on the workers and must give the single-node pairs, groups,
+# NOTICEs and errors, also on a table not distributed by its id; four
+# sessions running jobs at once with Citus's max_prepared_transactions),
 # and a worker restarted in the middle of a job or down before it (an
 # error, no rows, the work tables rolled back).
 #
@@ -33,7 +36,6 @@ for my $name ('coord', 'worker1', 'worker2')
 	$node->init;
 	$node->append_conf('postgresql.conf', qq{
 shared_preload_libraries = 'citus'
-max_prepared_transactions = 20
 citus.node_conninfo = 'sslmode=disable'
 citus.enable_statistics_collection = off
 fsync = off
@@ -272,6 +274,25 @@ same_as_local($top, 'ORDER BY h <~> q [, id] LIMIT n: the exact global top n');
 	ok($n == $SHARDS && $plan =~ /Limit/, 'ORDER BY h <~> q LIMIT n: an ordered index scan with a limit on every shard')
 	  or diag($plan);
 }
+{
+	# with a tie-breaker the index's order is not the query's: every shard
+	# sorts (an incremental sort over the index scan, or a full sort of a
+	# sequential scan, as its costs decide); the documentation leaves id out
+	my $plan = cq("SET citus.explain_all_tasks = on; EXPLAIN (COSTS OFF) SELECT id FROM docs ORDER BY h <~> '$centers[3]', id LIMIT 5");
+	my $sorts = () = $plan =~ /Sort Key: \(\(h <~> '[0-9a-f]+'::simhash64\)\), id/g;
+	ok($sorts == $SHARDS, 'ORDER BY h <~> q, id LIMIT n: every shard sorts its rows (the index order alone does not serve it)')
+	  or diag($plan);
+}
+{
+	# the documented spelling that orders ties: the top n by the index,
+	# sorted again outside
+	my $plan = cq("SET citus.explain_all_tasks = on; EXPLAIN (COSTS OFF) SELECT * FROM (SELECT id, h <~> '$centers[3]' AS d FROM docs ORDER BY h <~> '$centers[3]' LIMIT 10) t ORDER BY d, id");
+	my $n = () = $plan =~ /Index Scan using docs_h_\d+/g;
+	ok($n == $SHARDS && $plan !~ /Seq Scan on docs_\d+/, 'the top n sorted again outside: an ordered index scan on every shard')
+	  or diag($plan);
+	same_as_local("SELECT string_agg(d::text, ',') FROM (SELECT * FROM (SELECT id, h <~> '$centers[3]' AS d FROM docs ORDER BY h <~> '$centers[3]' LIMIT 10) t ORDER BY d, id) x",
+		'the top n sorted again outside: the single-node distances');
+}
 like(cq("SELECT string_agg(coalesce(h::text, 'NULL'), ',') FROM (SELECT h FROM docs ORDER BY h <~> '$centers[0]' DESC NULLS LAST LIMIT 3) x"),
 	qr/^[0-9a-f]{16},[0-9a-f]{16},[0-9a-f]{16}$/, 'ORDER BY distance DESC works too');
 
@@ -301,6 +322,14 @@ same_as_local(sprintf($join, 'new_ref'), 'join: a reference table of new rows ag
 my ($rc, $out, $err) = $coord->psql('postgres', sprintf($join, 'new_dist'));
 like($err, qr/complex joins are only supported|repartition/,
 	'join: a distributed batch joined directly is refused by Citus');
+# the self-join of a distributed table: refused by Citus; the pairs job
+# gives the rows of the single-node self-join
+($rc, $out, $err) = $coord->psql('postgres',
+	'SELECT a.id, b.id, a.h <~> b.h FROM docs a JOIN docs b ON a.id < b.id AND a.h <~> b.h <= 3 ORDER BY 1, 2');
+like($err, qr/complex joins are only supported/, 'the self-join of a distributed table is refused by Citus (documented)');
+is(cq('SELECT id_a, id_b, distance FROM simhash_pairs(\'docs\', \'id\', \'h\', 3) ORDER BY 1, 2'),
+	cq('SELECT a.id, b.id, a.h <~> b.h FROM docs_local a JOIN docs_local b ON a.id < b.id AND a.h <~> b.h <= 3 ORDER BY 1, 2'),
+	'simhash_pairs on the distributed table: the rows of the single-node self-join');
 same_as_local('WITH n AS MATERIALIZED (SELECT * FROM new_dist) SELECT n.id, c.id, c.h <~> n.h FROM n JOIN docs c ON c.h <~> n.h <= 3 ORDER BY 1, 2',
 	'join: a distributed batch through a MATERIALIZED CTE');
 for my $t ('new_local', 'new_ref')
@@ -356,17 +385,97 @@ my @jobs = (
 	[ 'shared_key_pairs', q{SELECT id_a || ',' || id_b || ',' || shared FROM shared_key_pairs('docs', 'id', 'keys', 2) ORDER BY id_a, id_b} ],
 	[ 'shared_key_groups', q{SELECT id || ',' || group_id FROM shared_key_groups('docs', 'id', 'keys', 2) ORDER BY id} ],
 );
+# the same names as on one node run on the workers (no NOTICE that the
+# rows are pulled), and give the single-node result, NOTICEs included
+my $quiet = 'SET simhash.progress_interval = -1; ';
 for my $job (@jobs)
 {
 	my ($name, $sql) = @$job;
 	(my $local = $sql) =~ s/'docs'/'docs_local'/;
-	my ($rc_d, $out_d, $err_d) = $coord->psql('postgres', $sql);
-	my $want = cq($local);
-	ok($rc_d == 0 && $out_d eq $want && $want ne '', "$name on the distributed table: the single-node result")
+	my ($rc_d, $out_d, $err_d) = $coord->psql('postgres', $quiet . $sql);
+	my ($rc_l, $want, $err_l) = $coord->psql('postgres', $quiet . $local);
+	ok($rc_d == 0 && $out_d eq $want && $want ne '', "$name on the distributed table, on the workers: the single-node result")
 	  or diag("rc $rc_d, " . length($out_d) . ' vs ' . length($want) . " bytes; $err_d");
+	is($err_d, $err_l, "$name on the workers: the single-node job's NOTICEs (and no pull NOTICE)");
+	# forced to the coordinator: every row read here, with a NOTICE saying why
+	my ($rc_o, $out_o, $err_o) = $coord->psql('postgres', $quiet . 'SET simhash.citus_jobs = off; ' . $sql);
 	my ($job) = $sql =~ /FROM (\w+)\(/;
-	like($err_d, qr/NOTICE:  $job: public\.docs is a Citus distributed table: reading all its rows from its $SHARDS shards.*HINT:  For large tables, use ${job}_citus\(\)/s,
-		"$name: a NOTICE says the rows are pulled to the coordinator, and names ${job}_citus()");
+	ok($rc_o == 0 && $out_o eq $want, "$name with simhash.citus_jobs = off: the single-node result");
+	like($err_o, qr/NOTICE:  $job: public\.docs is a Citus distributed table: reading all its rows from its $SHARDS shards on this node\nDETAIL:  The job runs here, not on the workers: simhash.citus_jobs is off\.\nHINT:  SET simhash.citus_jobs = on/,
+		"$name with simhash.citus_jobs = off: a NOTICE says the rows are read on the coordinator, and why");
+}
+# the job really runs on the workers: its progress NOTICEs (every step with
+# progress_interval 0) name the plain job and its repartitioning steps
+{
+	my ($rc_p, $out_p, $err_p) = $coord->psql('postgres',
+		q{SET simhash.progress_interval = 0; SELECT count(*) FROM simhash_groups('docs', 'id', 'h', 2)});
+	like($err_p, qr/NOTICE:  simhash_groups: repartitioned \d+ rows for table group 1 of 3\n.*NOTICE:  simhash_groups: repartitioned \d+ rows for table group 3 of 3\n.*NOTICE:  simhash_groups: searching the parts on the workers\n.*NOTICE:  simhash_groups: grouping the pairs on this node/s,
+		'simhash_groups on the workers: progress NOTICEs under the plain name') or diag($err_p);
+	my ($rc_k, $out_k, $err_k) = $coord->psql('postgres',
+		q{SET simhash.progress_interval = 0; SELECT count(*) FROM minhash_pairs('docs', 'id', 'sig', 0.5)});
+	like($err_k, qr/NOTICE:  minhash_pairs: repartitioned \d+ \(key, row\) pairs by key\n.*NOTICE:  minhash_pairs: repartitioned \d+ candidate pairs by their first id\n.*NOTICE:  minhash_pairs: estimating the candidate pairs on the workers/s,
+		'minhash_pairs on the workers: progress NOTICEs under the plain name') or diag($err_k);
+}
+# every parameter: id_type (integer ids travel as bigint and come back as
+# the id type; text ids are read on the coordinator, saying so)
+for my $case (
+	[ 'simhash_pairs, id_type integer', q{SELECT pg_typeof(id_a)::text || ',' || id_a || ',' || id_b || ',' || distance FROM simhash_pairs('docs', 'id', 'h', NULL::integer, 3, 5) ORDER BY id_a, id_b}, 0 ],
+	[ 'simhash_groups leader, id_type smallint', q{SELECT pg_typeof(id)::text || ',' || id || ',' || group_id FROM simhash_groups('docs', 'id', 'h', NULL::smallint, 2, 'leader') ORDER BY id}, 0 ],
+	[ 'shared_key_groups, id_type bigint', q{SELECT id || ',' || group_id FROM shared_key_groups('docs', 'id', 'keys', 0::bigint, 2, 50) ORDER BY id}, 0 ],
+	[ 'minhash_pairs, id_type integer', q{SELECT id_a || ',' || id_b || ',' || round(jaccard::numeric, 6) FROM minhash_pairs('docs', 'id', 'sig', 0::integer, 0.5, 16) ORDER BY id_a, id_b}, 0 ],
+	[ 'simhash_pairs, text ids', q{SELECT id_a || ',' || id_b || ',' || distance FROM simhash_pairs('docs', 'body', 'h', NULL::text, 1) ORDER BY id_a, id_b, distance}, 1 ])
+{
+	my ($name, $sql, $pulled) = @$case;
+	(my $local = $sql) =~ s/'docs'/'docs_local'/;
+	my ($rc_d, $out_d, $err_d) = $coord->psql('postgres', $quiet . $sql);
+	my $want = cq($quiet . $local);
+	ok($rc_d == 0 && $out_d eq $want && $want ne '', "$name: the single-node result")
+	  or diag("rc $rc_d; $err_d");
+	if ($pulled)
+	{
+		like($err_d, qr/DETAIL:  The job runs here, not on the workers: ids of type text are read here/,
+			"$name: read on the coordinator, with a NOTICE saying why");
+	}
+	else
+	{
+		unlike($err_d, qr/reading all its rows/, "$name: on the workers");
+	}
+}
+# read-only transactions (and standbys) read the rows on the coordinator
+{
+	my $sql = q{SELECT id || ',' || group_id FROM simhash_groups('docs', 'id', 'h') ORDER BY id};
+	my ($rc_r, $out_r, $err_r) = $coord->psql('postgres', "BEGIN READ ONLY; $quiet $sql; COMMIT");
+	ok($rc_r == 0 && $out_r eq cq($quiet . q{SELECT id || ',' || group_id FROM simhash_groups('docs_local', 'id', 'h') ORDER BY id}),
+		'simhash_groups in a read-only transaction: the single-node result');
+	like($err_r, qr/DETAIL:  The job runs here, not on the workers: the transaction is read-only\./,
+		'simhash_groups in a read-only transaction: read on the coordinator, with a NOTICE saying why');
+}
+# a user who may read the table but not create tables in its schema
+cq(q{CREATE ROLE reader LOGIN; GRANT SELECT ON docs, docs_local TO reader; REVOKE CREATE ON SCHEMA public FROM PUBLIC});
+{
+	my ($rc_u, $out_u, $err_u) = $coord->psql('postgres',
+		"SET ROLE reader; $quiet SELECT count(*) FROM simhash_pairs('docs', 'id', 'h')");
+	ok($rc_u == 0 && $out_u eq cq($quiet . q{SELECT count(*) FROM simhash_pairs('docs_local', 'id', 'h')}),
+		'simhash_pairs by a user without CREATE on the schema: the single-node result') or diag($err_u);
+	like($err_u, qr/DETAIL:  The job runs here, not on the workers: the job's work tables need CREATE on schema public\./,
+		'... read on the coordinator, with a NOTICE saying why');
+}
+# four sessions running jobs on the workers at once, with the
+# max_prepared_transactions Citus sets (2 x max_connections): all succeed
+{
+	is(cq('SHOW max_prepared_transactions'), 2 * cq('SHOW max_connections'),
+		'Citus sets max_prepared_transactions to 2 x max_connections');
+	my @sessions = map { $coord->background_psql('postgres', on_error_stop => 0) } 1 .. 4;
+	$_->query_until(qr/started/, "\\echo started\n$quiet SELECT count(*) FROM simhash_pairs('docs', 'id', 'h'); SELECT count(*) FROM simhash_groups('docs', 'id', 'h', 3, 'leader');\n")
+	  for @sessions;
+	my $ok = 0;
+	for my $s (@sessions)
+	{
+		$s->query("SELECT 'done'");
+		if ($s->{stderr} =~ /ERROR/) { diag($s->{stderr}); } else { $ok++; }
+		$s->quit;
+	}
+	is($ok, 4, 'four sessions running jobs on the workers at once: no error');
 }
 # the distributed jobs: the pair search on the workers (rows repartitioned by
 # table group and block into a work table), the same result as one node
@@ -416,6 +525,7 @@ for my $job (@citus_jobs)
 	my ($name, $sql, $local) = @$job;
 	my ($rc_d, $out_d, $err_d) = $coord->psql('postgres', $sql);
 	my ($rc_l, $want, $err_l) = $coord->psql('postgres', $local);
+	push @$job, $want;
 	ok($rc_d == 0 && $rc_l == 0 && $out_d eq $want && $want ne '', "$name: the single-node result")
 	  or diag("rc $rc_d, " . length($out_d) . ' vs ' . length($want) . " bytes; $err_d");
 	# the same NOTICEs (keys skipped by max_key_rows), but for the job's name
@@ -423,6 +533,89 @@ for my $job (@citus_jobs)
 	my $notes_l = join "\n", $err_l =~ /^NOTICE:  (.*)$/mg;
 	is($notes_d, $notes_l, "$name: the same NOTICEs") if $notes_l ne '' || $notes_d ne '';
 }
+# Look-alikes of every function of the extension, planted where another role
+# with CREATE on public could put them: in a schema early on the path with
+# the same signature, in public (the extension's schema) with text
+# arguments that untyped literals would prefer; create_distributed_table in
+# that schema; tables named as the jobs' temporary tables in both.  An
+# ordinary role (CREATE on public, SELECT on the tables) runs every *_citus
+# job with that path and pg_temp last: the single-node result, nothing
+# planted runs or is read.
+cq(q{
+	CREATE SCHEMA sp_early;
+	DO $plant$
+	DECLARE
+		f record;
+		body constant text := $b$BEGIN RAISE EXCEPTION 'planted %s ran'; END$b$;
+	BEGIN
+		FOR f IN SELECT p.proname, pg_get_function_identity_arguments(p.oid) AS args,
+		                pg_get_function_result(p.oid) AS result, p.pronargs
+		         FROM pg_proc p JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid
+		              AND d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+		         JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'simhash'
+		         WHERE p.prokind = 'f' LOOP
+			BEGIN
+				EXECUTE format('CREATE FUNCTION sp_early.%I(%s) RETURNS %s LANGUAGE plpgsql AS %L',
+				               f.proname, f.args, f.result, format(body, 'sp_early.' || f.proname));
+			EXCEPTION WHEN OTHERS THEN NULL;
+			END;
+			CONTINUE WHEN f.pronargs = 0;
+			BEGIN
+				EXECUTE format('CREATE FUNCTION public.%I(%s) RETURNS %s LANGUAGE plpgsql AS %L',
+				               f.proname, array_to_string(array_fill('text'::text, ARRAY[f.pronargs]), ', '),
+				               f.result, format(body, 'public.' || f.proname));
+			EXCEPTION WHEN OTHERS THEN NULL;
+			END;
+		END LOOP;
+		CREATE FUNCTION sp_early.create_distributed_table(regclass, text) RETURNS void
+			LANGUAGE plpgsql AS $f$BEGIN RAISE EXCEPTION 'planted sp_early.create_distributed_table ran'; END$f$;
+		FOR f IN SELECT s.nsp, t.tab FROM unnest(ARRAY['sp_early', 'public']) s(nsp),
+		         unnest(ARRAY['simhash_citus_pairs', 'simhash_citus_edges', 'simhash_citus_keys',
+		                      'simhash_citus_linked', 'simhash_citus_rows', 'simhash_citus_followers']) t(tab) LOOP
+			EXECUTE format('CREATE TABLE %I.%I (id bigint, group_id bigint, a bigint, b bigint, n bigint, keys bigint[], distance integer)',
+			               f.nsp, f.tab);
+			EXECUTE format('INSERT INTO %I.%I VALUES (-1, -1, -1, -1, -1, ''{-1}'', 0)', f.nsp, f.tab);
+		END LOOP;
+	END
+	$plant$;
+	CREATE ROLE regress_citus_user LOGIN;
+	GRANT USAGE, CREATE ON SCHEMA public, sp_early TO regress_citus_user;
+	GRANT SELECT ON docs, docs_byc TO regress_citus_user;
+});
+cmp_ok(cq(q{SELECT count(*) FROM pg_proc WHERE prosrc LIKE 'BEGIN RAISE EXCEPTION ''planted %'}), '>', 300,
+	'look-alikes planted');
+for my $job (@citus_jobs)
+{
+	my ($name, $sql, undef, $want) = @$job;
+	# the call typed, as an application calls through a driver: untyped
+	# literals in the caller's own query would pick the caller's look-alike
+	(my $typed = $sql) =~ s{\b(\w+_citus)\('(\w+)', 'id', '(\w+)'((?:, [0-9.]+)*)(, '(\w+)')?\)}{
+		"public.$1('$2'::regclass, 'id'::name, '$3'::name"
+		. join('', map { m{\.} ? ", $_\::float8" : ", $_" } grep { $_ ne '' } split(m{, }, $4 // ''))
+		. (defined $6 ? ", '$6'::text" : '') . ')'}e;
+	my ($rc, $out, $err) = $coord->psql('postgres',
+		"SET ROLE regress_citus_user; SET search_path = sp_early, public, pg_catalog, pg_temp; $typed");
+	ok($rc == 0 && $out eq $want && $err !~ /planted/, "$name, ordinary role, look-alikes on the path: the single-node result")
+	  or diag("rc $rc; $typed; $err");
+}
+cq(q{
+	DROP SCHEMA sp_early CASCADE;
+	DO $unplant$
+	DECLARE
+		f record;
+	BEGIN
+		FOR f IN SELECT p.oid::regprocedure AS fn FROM pg_proc p
+		         WHERE p.pronamespace = 'public'::regnamespace AND p.prosrc LIKE 'BEGIN RAISE EXCEPTION ''planted %' LOOP
+			EXECUTE format('DROP FUNCTION %s', f.fn);
+		END LOOP;
+	END
+	$unplant$;
+	DROP TABLE public.simhash_citus_pairs, public.simhash_citus_edges, public.simhash_citus_keys,
+		public.simhash_citus_linked, public.simhash_citus_rows, public.simhash_citus_followers;
+	REVOKE ALL ON docs, docs_byc FROM regress_citus_user;
+	REVOKE ALL ON SCHEMA public FROM regress_citus_user;
+	DROP ROLE regress_citus_user;
+});
 like(($coord->psql('postgres', q{SELECT count(*) FROM shared_key_pairs_citus('docs', 'id', 'keys', 1, 10)}))[2],
 	qr/NOTICE:  shared_key_pairs_citus: skipped 300 keys shared by more than 10 rows/,
 	'max_key_rows: the keys shared by more rows (over all shards) are skipped, with a NOTICE');
@@ -453,7 +646,10 @@ for my $case (
 	my ($rc_l, $out_l, $err_l) = $coord->psql('postgres', 'SELECT count(*) FROM ' . sprintf($job, '', 'docs_bad_local'));
 	my ($msg_d) = $err_d =~ /ERROR:  (.*)/;
 	my ($msg_l) = $err_l =~ /ERROR:  (.*)/;
-	s/_citus:/:/, s/docs_bad_local/docs_bad/g for grep { defined } ($msg_d, $msg_l);
+	# the _citus jobs run with search_path = pg_catalog, pg_temp: their
+	# messages name the extension's types with its schema
+	s/_citus:/:/, s/docs_bad_local/docs_bad/g, s/\bpublic\.(simhash64|minhash_signature)\b/$1/g
+		for grep { defined } ($msg_d, $msg_l);
 	ok($rc_d != 0 && $rc_l != 0 && defined $msg_l && $msg_d eq $msg_l && $out_d eq '',
 		"*_citus jobs, $name: the single-node job's error ($msg_l)")
 	  or diag("distributed: $err_d\nlocal: $err_l");
@@ -501,6 +697,7 @@ sub restart_mid_job
 	is($jobout, 'after', "$name, worker restarted mid-job: no partial result");
 }
 restart_mid_job(q{SELECT count(*) FROM simhash_pairs('docs', 'id', 'h')}, 'simhash_pairs');
+restart_mid_job(q{SET simhash.citus_jobs = off; SELECT count(*) FROM simhash_pairs('docs', 'id', 'h')}, 'simhash_pairs (citus_jobs off)');
 restart_mid_job(q{SELECT count(*) FROM simhash_groups_citus('docs', 'id', 'h')}, 'simhash_groups_citus');
 restart_mid_job(q{SELECT count(*) FROM shared_key_groups_citus('docs', 'id', 'keys')}, 'shared_key_groups_citus');
 restart_mid_job(q{SELECT count(*) FROM minhash_pairs_citus('docs', 'id', 'sig', 0.5)}, 'minhash_pairs_citus');
@@ -533,6 +730,22 @@ for my $job (q{shared_key_pairs_citus('docs', 'id', 'keys')}, q{shared_key_group
 	  or diag($err_j);
 }
 $w1->start;
+
+# delete every member of a group but its leader: the followers' ids into a
+# table co-located with docs, then a delete joined on the distribution
+# column, which runs on every shard (the documented recipe)
+cq(q{
+	CREATE TABLE docs_followers (id bigint PRIMARY KEY);
+	SELECT create_distributed_table('docs_followers', 'id', colocate_with => 'docs');
+	INSERT INTO docs_followers SELECT id FROM simhash_groups('docs', 'id', 'h', 3, 'leader') WHERE id <> group_id;
+});
+like(cq('SET citus.explain_all_tasks = on; EXPLAIN (COSTS OFF) DELETE FROM docs d USING docs_followers f WHERE d.id = f.id'),
+	qr/Task Count: $SHARDS/, 'the delete of the followers runs as one task per shard');
+cq('DELETE FROM docs d USING docs_followers f WHERE d.id = f.id');
+cq(q{DELETE FROM docs_local d USING (SELECT * FROM simhash_groups('docs_local', 'id', 'h', 3, 'leader')) g
+	WHERE d.id = g.id AND g.id <> g.group_id});
+same_as_local(q{SELECT count(*), md5(string_agg(id::text, ',' ORDER BY id)) FROM docs},
+	'delete all but the leaders through a co-located table of followers: the single-node rows');
 
 $_->stop for @nodes;
 done_testing();

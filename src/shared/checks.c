@@ -1,37 +1,13 @@
 /*
- * simhash.c
- *		The module entry (its magic block and _PG_init, which calls each
- *		part's init function and then reserves the "simhash" prefix of
- *		settings), and the argument checks every part shares: a
- *		one-dimensional array, and a search's (blocks, max_distance), whose
- *		limits and pure check are those of src/core/blocks.h and whose one
- *		set of messages is here.  The file map of src/ is in
- *		doc/contributing.md.
+ * checks.c
+ *		The argument checks every part shares: a one-dimensional array (and
+ *		the hashes of its elements in batches), and a search's (blocks,
+ *		max_distance), whose limits and pure check are those of
+ *		src/core/blocks.h and whose one set of messages is here.
  */
 #include "simhash.h"
 
 #include "miscadmin.h"
-#include "utils/guc.h"
-
-#include "dedup/dedup.h"
-
-PG_MODULE_MAGIC;
-
-void		_PG_init(void);
-
-/*
- * Load time: each part defines its settings, reloptions, hooks and node
- * methods; then unknown simhash.* settings are refused (and placeholders
- * set before the load warned about) as for any extension's reserved prefix.
- */
-void
-_PG_init(void)
-{
-	simhash_index_init();
-	simhash_dedup_init();
-	simhash_join_init();
-	MarkGUCPrefixReserved("simhash");
-}
 
 /* Reject an array argument that is not one-dimensional (2202E). */
 void

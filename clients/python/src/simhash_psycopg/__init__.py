@@ -15,24 +15,34 @@ the extension was created in) and registers, on that connection only:
 - ``simhash_distance`` -> ``int`` (text and binary);
 - ``simhash64[]`` <-> lists of them.
 
-Plain Python ints keep psycopg's usual dumping (as integers): wrap a
-fingerprint in ``Simhash64`` to send it as one.
+A plain Python int keeps psycopg's usual dumping (``smallint``, ``integer``,
+``bigint`` or ``numeric`` by its size), which no simhash operator takes: write
+the placeholder as ``%s::simhash64`` (every integer type casts to simhash64,
+numeric as the unsigned value) or wrap the value in ``Simhash64``.
 
     import psycopg, simhash_psycopg
     with psycopg.connect() as conn:
         simhash_psycopg.register(conn)
         h = conn.execute("SELECT simhash('hello world')").fetchone()[0]
         conn.execute("SELECT %s <~> simhash('hello there')", [h]).fetchone()[0]  # an int
+        conn.execute("SELECT %s::simhash64", [13835505520976881745]).fetchone()[0]
 """
 
-import struct
+from __future__ import annotations
 
+import struct
+from typing import Any, Tuple, Union
+
+import psycopg
+from psycopg.abc import Buffer
 from psycopg.adapt import Dumper, Loader
 from psycopg.pq import Format
 from psycopg.types import TypeInfo
 from psycopg.types.array import register_array
 
-__all__ = ["Simhash64", "register", "lookup_oids"]
+__all__ = ["Simhash64", "register", "lookup_oids", "__version__"]
+
+__version__ = "1.1.0"
 
 _U64 = struct.Struct("!Q")
 _I32 = struct.Struct("!i")
@@ -41,7 +51,7 @@ _I32 = struct.Struct("!i")
 class Simhash64(int):
     """A simhash64 fingerprint: an int in 0 .. 2**64-1, printed as 16 hex digits."""
 
-    def __new__(cls, value):
+    def __new__(cls, value: Union[int, str, bytes]) -> "Simhash64":
         if isinstance(value, (bytes, str)):
             text = value.decode() if isinstance(value, bytes) else value
             text = text.strip()
@@ -55,52 +65,52 @@ class Simhash64(int):
             raise ValueError(f"a simhash64 is an unsigned 64-bit value: {value}")
         return super().__new__(cls, value)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return format(int(self), "016x")
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"Simhash64('{self}')"
 
 
 class _Simhash64TextLoader(Loader):
     format = Format.TEXT
 
-    def load(self, data):
+    def load(self, data: Buffer) -> Simhash64:
         return Simhash64(int(bytes(data), 16))
 
 
 class _Simhash64BinaryLoader(Loader):
     format = Format.BINARY
 
-    def load(self, data):
+    def load(self, data: Buffer) -> Simhash64:
         return Simhash64(_U64.unpack(data)[0])
 
 
 class _DistanceTextLoader(Loader):
     format = Format.TEXT
 
-    def load(self, data):
+    def load(self, data: Buffer) -> int:
         return int(bytes(data))
 
 
 class _DistanceBinaryLoader(Loader):
     format = Format.BINARY
 
-    def load(self, data):
-        return _I32.unpack(data)[0]
+    def load(self, data: Buffer) -> int:
+        return int(_I32.unpack(data)[0])
 
 
 class _Simhash64TextDumper(Dumper):
     format = Format.TEXT
 
-    def dump(self, obj):
+    def dump(self, obj: Any) -> bytes:
         return format(int(obj), "016x").encode()
 
 
 class _Simhash64BinaryDumper(Dumper):
     format = Format.BINARY
 
-    def dump(self, obj):
+    def dump(self, obj: Any) -> bytes:
         return _U64.pack(int(obj))
 
 
@@ -115,21 +125,21 @@ WHERE e.extname = 'simhash'
 """
 
 
-def _lookup(conn):
+def _lookup(conn: psycopg.Connection[Any]) -> Tuple[int, int, int]:
     row = conn.execute(_LOOKUP).fetchone()
     if row is None:
         raise LookupError("the simhash extension is not installed in this database "
                           "(CREATE EXTENSION simhash)")
-    return tuple(int(x) for x in row)
+    return int(row[0]), int(row[1]), int(row[2])
 
 
-def lookup_oids(conn):
+def lookup_oids(conn: psycopg.Connection[Any]) -> Tuple[int, int]:
     """(simhash64 OID, simhash_distance OID) in conn's database; LookupError if absent."""
     h_oid, _, d_oid = _lookup(conn)
     return h_oid, d_oid
 
 
-def register(conn):
+def register(conn: psycopg.Connection[Any]) -> Tuple[int, int]:
     """Register the simhash adapters on conn (a psycopg.Connection); returns the OIDs."""
     h_oid, h_array_oid, d_oid = _lookup(conn)
     adapters = conn.adapters

@@ -1,7 +1,7 @@
 /*
- * parallel.c
+ * pair_search_parallel.c
  *		The in-memory pair search of simhash_pairs() and simhash_groups()
- *		(search.c) split across parallel workers (issue #14).
+ *		(search.c) split across parallel workers.
  *
  * Design.  The search's tables come in groups: group c holds the tables
  * whose first chosen block is c (simhash_table_group()), and a pair is
@@ -41,7 +41,7 @@
  * faults on every shared page it touches (no huge pages for shared
  * memory), which made the earlier design (the leader's sort into the
  * segment, the workers reading it) slower than the serial search; private
- * arrays get transparent huge pages (dedup_alloc_huge()) and a file is
+ * arrays get transparent huge pages (simhash_alloc_huge()) and a file is
  * read with read().  The leader neither sorts nor searches when a worker
  * started: it has the serial parts (the read's replay, the split, the
  * pairs' replay), and on as many cores as workers a third process only
@@ -71,10 +71,7 @@
  * milliseconds.  The phases of the leader and the workers (wall and CPU
  * time) are logged at DEBUG1 (dedup_phase()).
  */
-#include "dedup.h"
-
-#include <sys/mman.h>
-#include <time.h>
+#include "shared/pair_search_parallel.h"
 
 #include "access/parallel.h"
 #include "access/xact.h"
@@ -87,15 +84,16 @@
 #include "storage/sharedfileset.h"
 #include "storage/shm_toc.h"
 #include "storage/spin.h"
-#include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+
+#include "shared/memory.h"
+#include "shared/workers.h"
+#include "simhash.h"
 
 /* shm_toc keys */
 #define DEDUP_KEY_SHARED	UINT64CONST(0x5348440000000001)
 #define DEDUP_KEY_OFF		UINT64CONST(0x5348440000000002)
-
-int			simhash_parallel_min_rows = INT_MAX;	/* off: opt in per job */
 
 /* shares of the sort per worker, and at most */
 #define DEDUP_RANGES_PER_WORKER 4
@@ -154,17 +152,15 @@ bucket_bits_for(uint64 n)
 }
 
 /*
- * dedup_alloc_huge() with the pages faulted in at once (Linux 5.14's
+ * simhash_alloc_huge() with the pages faulted in at once (Linux 5.14's
  * MADV_POPULATE_WRITE; elsewhere nothing more): a worker writes all of
  * these arrays, and where huge pages cannot be had one fault per 4kB page
- * cost about 15 us on the project's virtual machine, several times what
- * populating costs (a worker's read of the rows: 50-78 ms CPU per 2M rows
- * before, 18-26 after).
+ * costs several times what populating them at once does.
  */
 static void *
 alloc_populated(Size size)
 {
-	void	   *p = dedup_alloc_huge(CurrentMemoryContext, size);
+	void	   *p = simhash_alloc_huge(CurrentMemoryContext, size);
 
 #ifdef MADV_POPULATE_WRITE
 	uintptr_t	lo = TYPEALIGN(4096, (uintptr_t) p),
@@ -215,52 +211,28 @@ rows_sort(DedupParallelRows *rows, DedupParallelShared *sh, const uint32 *off)
 									   rows->uniq, rows->start, (uint32 *) rows->scratch);
 }
 
-PGDLLEXPORT void dedup_parallel_main(dsm_segment *seg, shm_toc *toc);
+PGDLLEXPORT void pair_search_parallel_main(dsm_segment *seg, shm_toc *toc);
 
-/* the wall and thread CPU clocks in ms */
-static void
-clock_now(DedupClock *c)
+/* Run a started in-memory search to its end, its pairs to fn in batches */
+uint64
+pair_search_drain(SimhashRowPairs *r, SimhashRowPair *pairs, PairSearchFn fn, void *arg)
 {
-	struct timespec ts;
+	uint64		npairs = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	c->wall = ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	c->cpu = ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
-}
+	while (!simhash_row_pairs_done(r))
+	{
+		size_t		np;
 
-void
-dedup_clock_start(DedupClock *c)
-{
-	if (message_level_is_interesting(DEBUG1))
-		clock_now(c);
-}
-
-void
-dedup_phase(DedupClock *c, const char *what)
-{
-	DedupClock	now;
-
-	if (!message_level_is_interesting(DEBUG1))
-		return;
-	clock_now(&now);
-	elog(DEBUG1, "simhash phase %s %s: wall %.1f ms, cpu %.1f ms",
-		 IsParallelWorker() ? "worker" : "leader", what,
-		 now.wall - c->wall, now.cpu - c->cpu);
-	*c = now;
-}
-
-/* Called from simhash_dedup_init(): the parallel search's setting */
-void
-dedup_parallel_define_gucs(void)
-{
-	DefineCustomIntVariable("simhash.parallel_min_rows",
-							"Fewest rows for which simhash_pairs, simhash_groups and CREATE INDEX ... USING simhash use parallel workers.",
-							"The default (2147483647) keeps them off: they pay only where the search dominates the job (large max_distance or many blocks). The number of workers is max_parallel_maintenance_workers.",
-							&simhash_parallel_min_rows,
-							INT_MAX, 0, INT_MAX,
-							PGC_USERSET, 0,
-							NULL, NULL, NULL);
+		CHECK_FOR_INTERRUPTS();
+		np = simhash_row_pairs_next(r, pairs, PAIR_SEARCH_BATCH);
+		if (np > 0)
+		{
+			npairs += np;
+			simhash_progress_add_pairs(np);
+			fn(arg, pairs, np);
+		}
+	}
+	return npairs;
 }
 
 /*
@@ -270,10 +242,10 @@ dedup_parallel_define_gucs(void)
  */
 static uint64
 participate(DedupParallelShared *sh, const DedupParallelRows *rows,
-			DedupPairFn fn, void *arg)
+			PairSearchFn fn, void *arg)
 {
 	SimhashRowPairs *r = palloc(sizeof(SimhashRowPairs));
-	SimhashRowPair *pairs = palloc(sizeof(SimhashRowPair) * DEDUP_PAIR_BATCH);
+	SimhashRowPair *pairs = palloc(sizeof(SimhashRowPair) * PAIR_SEARCH_BATCH);
 	uint64		npairs = 0;
 
 	for (;;)
@@ -286,7 +258,7 @@ participate(DedupParallelShared *sh, const DedupParallelRows *rows,
 								 rows->start, sh->n, rows->m, rows->h, rows->scratch,
 								 sh->unit_lo[u], sh->unit_hi[u],
 								 sh->exact && u == 0);
-		npairs += dedup_search_drain(r, pairs, fn, arg);
+		npairs += pair_search_drain(r, pairs, fn, arg);
 	}
 	pfree(pairs);
 	pfree(r);
@@ -300,7 +272,7 @@ worker_file_name(char *name, size_t size, int worker)
 	snprintf(name, size, "simhash_pairs.%d", worker);
 }
 
-/* DedupPairFn of a worker: append the pairs to its file */
+/* PairSearchFn of a worker: append the pairs to its file */
 static void
 worker_emit(void *arg, const SimhashRowPair *pairs, size_t n)
 {
@@ -498,7 +470,7 @@ worker_sort(DedupParallelShared *sh, const uint32 *off, DedupParallelRows *rows,
 
 /* The entry point of a worker (by name, through the ParallelContext) */
 void
-dedup_parallel_main(dsm_segment *seg, shm_toc *toc)
+pair_search_parallel_main(dsm_segment *seg, shm_toc *toc)
 {
 	DedupParallelShared *sh = shm_toc_lookup(toc, DEDUP_KEY_SHARED, false);
 	const uint32 *off = shm_toc_lookup(toc, DEDUP_KEY_OFF, false);
@@ -506,6 +478,8 @@ dedup_parallel_main(dsm_segment *seg, shm_toc *toc)
 	char		name[MAXPGPATH];
 	BufFile    *file;
 	DedupClock	clock;
+
+	simhash_test_hold_point();
 
 	SharedFileSetAttach(&sh->fileset, seg);
 	dedup_clock_start(&clock);
@@ -531,18 +505,18 @@ dedup_parallel_main(dsm_segment *seg, shm_toc *toc)
 
 /* Pass the pairs of worker i's file on to fn; returns their number. */
 static uint64
-read_worker_pairs(DedupParallelShared *sh, int worker, DedupPairFn fn, void *arg)
+read_worker_pairs(DedupParallelShared *sh, int worker, PairSearchFn fn, void *arg)
 {
 	char		name[MAXPGPATH];
 	BufFile    *file;
-	SimhashRowPair *pairs = palloc(sizeof(SimhashRowPair) * DEDUP_PAIR_BATCH);
+	SimhashRowPair *pairs = palloc(sizeof(SimhashRowPair) * PAIR_SEARCH_BATCH);
 	uint64		npairs = 0;
 
 	worker_file_name(name, sizeof(name), worker);
 	file = BufFileOpenFileSet(&sh->fileset.fs, name, O_RDONLY, false);
 	for (;;)
 	{
-		size_t		got = BufFileRead(file, pairs, sizeof(SimhashRowPair) * DEDUP_PAIR_BATCH);
+		size_t		got = BufFileRead(file, pairs, sizeof(SimhashRowPair) * PAIR_SEARCH_BATCH);
 
 		CHECK_FOR_INTERRUPTS();
 		if (got % sizeof(SimhashRowPair) != 0)
@@ -607,9 +581,9 @@ plan_workers(size_t n, int nunits, Size budget)
 }
 
 bool
-dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
+pair_search_parallel(const SimhashBlocks *b, uint64 *hash, uint64 *key,
 					  size_t n, int lo, int hi, bool exact, Size budget,
-					  DedupPairFn fn, void *arg, uint64 *npairs,
+					  PairSearchFn fn, void *arg, uint64 *npairs,
 					  DedupProgress *progress)
 {
 	int			unit_lo[64],
@@ -633,7 +607,7 @@ dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
 	dedup_clock_start(&clock);
 
 	EnterParallelMode();
-	pcxt = CreateParallelContext("simhash", "dedup_parallel_main", nworkers);
+	pcxt = CreateParallelContext("simhash", "pair_search_parallel_main", nworkers);
 	shm_toc_estimate_chunk(&pcxt->estimator, sizeof(DedupParallelShared));
 	shm_toc_estimate_chunk(&pcxt->estimator, off_size);
 	shm_toc_estimate_keys(&pcxt->estimator, 2);
@@ -748,27 +722,4 @@ dedup_parallel_search(const SimhashBlocks *b, uint64 *hash, uint64 *key,
 	DestroyParallelContext(pcxt);
 	ExitParallelMode();
 	return true;
-}
-
-/*
- * Workers for a parallel heap scan of rel (the jobs' read, CREATE INDEX's
- * scan) of about reltuples rows (< 0: not yet counted, 100 per block):
- * none below simhash.parallel_min_rows, else max_parallel_maintenance_workers
- * capped by max_workers and by the table's parallel_workers storage
- * parameter when it is set.
- */
-int
-simhash_scan_workers(Relation rel, double reltuples, int max_workers)
-{
-	int			nworkers = Min(max_parallel_maintenance_workers, max_workers);
-
-	if (IsParallelWorker() || nworkers <= 0)
-		return 0;
-	if (reltuples < 0)
-		reltuples = 100.0 * RelationGetNumberOfBlocks(rel);
-	if (reltuples < (double) simhash_parallel_min_rows)
-		return 0;
-	if (RelationGetParallelWorkers(rel, -1) >= 0)
-		nworkers = Min(nworkers, RelationGetParallelWorkers(rel, -1));
-	return nworkers;
 }

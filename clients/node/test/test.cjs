@@ -1,10 +1,12 @@
 'use strict';
 // Tests of simhash-pg against a running server (PG* environment variables);
-// run by test/clients.sh with `node --test`.  Makes and drops its own databases.
+// run by test/clients.sh with `node --test` in a scratch project where the
+// package is installed from `npm pack` output (CommonJS entry point; the ESM
+// one is test/esm.test.mjs).  Makes and drops its own databases.
 const test = require('node:test');
 const assert = require('node:assert');
 const { Client } = require('pg');
-const { register, toSimhash64, parseSimhash64Array } = require('./simhash-pg');
+const { register, toSimhash64, parseSimhash64Array } = require('simhash-pg');
 
 const MAX = (1n << 64n) - 1n;
 const VALUES = { '0000000000000000': 0n, '0000000000000001': 1n, '8000000000000000': 1n << 63n,
@@ -58,6 +60,35 @@ test('simhash64 as BigInt, distance as Number, arrays, NULL', () => withDb('simh
     const j = (await c.query("SELECT simhash('a b c') <~> simhash('a b d') AS d")).rows[0];
     assert.strictEqual(typeof j.d, 'number');
   }));
+
+test('a BigInt read goes back as a parameter', () => withDb('simhash_node4',
+  ['CREATE EXTENSION simhash', 'CREATE TABLE t (id int, h simhash64)',
+    'CREATE INDEX ON t USING simhash (h)'], async (c) => {
+    await register(c);
+    const h = (await c.query("SELECT 'c00196f7b9c86851'::simhash64 AS h")).rows[0].h;
+    assert.strictEqual(h, 13835505520976881745n);
+    // pg sends a BigInt in decimal, which is not simhash64's text form (16 hex
+    // digits: a 16-digit decimal would read as hex); toSimhash64 writes it
+    await c.query('INSERT INTO t VALUES (1, $1)', [toSimhash64(h)]);
+    // or the query reads the decimal as numeric, cast to simhash64 (unsigned)
+    await c.query('INSERT INTO t VALUES (2, $1::numeric::simhash64)', [h]);
+    await c.query('INSERT INTO t VALUES (3, $1::numeric::simhash64)', [5n]);
+    const r = await c.query('SELECT id, h FROM t WHERE h <~> $1 <= 0 ORDER BY id', [toSimhash64(h)]);
+    assert.deepStrictEqual(r.rows.map((x) => [x.id, x.h]), [[1, h], [2, h]]);
+    const five = await c.query('SELECT h FROM t WHERE h <~> $1::numeric::simhash64 <= 0', [5n]);
+    assert.deepStrictEqual(five.rows.map((x) => x.h), [5n]);
+    await assert.rejects(c.query('SELECT $1::simhash64', [h]), /invalid input syntax for type simhash64/);
+    await assert.rejects(c.query('SELECT $1::numeric::simhash64', [1n << 64n]), /out of range/);
+  }));
+
+test('versioned with the extension, installed copy', () => withDb('simhash_node5', [], async (c) => {
+  const pkg = require('simhash-pg/package.json');
+  const ext = (await c.query("SELECT default_version FROM pg_available_extensions WHERE name = 'simhash'"))
+    .rows[0].default_version;
+  assert.strictEqual(pkg.version.split('.').slice(0, 2).join('.'), ext);
+  assert.strictEqual(pkg.private, undefined);
+  assert.match(require.resolve('simhash-pg'), /node_modules[\\/]simhash-pg[\\/]/);
+}));
 
 test('extension in its own schema', () => withDb('simhash_node2',
   ['CREATE SCHEMA "sim hash"', 'CREATE EXTENSION simhash SCHEMA "sim hash"'], async (c) => {

@@ -1,10 +1,10 @@
 /*
- * search.c
+ * pair_search.c
  *		The pair search of the table-scale dedup jobs, within a memory
  *		budget (maintenance_work_mem).  See dedup.h.
  *
  * Rows (fingerprint, 64-bit key) are held in memory while all of them fit
- * the search (DEDUP_ROW_BYTES each: the rows, the sort and find_all's
+ * the search (PAIR_SEARCH_ROW_BYTES each: the rows, the sort and find_all's
  * scratch); the whole search is then one in-memory pass (rowpairs.h).
  *
  * Past that, rows go to temporary files, split for each table group: the
@@ -22,12 +22,14 @@
  * block, e.g. a huge number of identical fingerprints) is an error, not an
  * unbounded allocation.
  */
-#include "dedup.h"
-
-#include <sys/mman.h>
+#include "shared/pair_search.h"
 
 #include "miscadmin.h"
+#include "storage/buffile.h"
 #include "utils/memutils.h"
+
+#include "shared/memory.h"
+#include "simhash.h"
 
 /* a row in a temporary file */
 typedef struct DedupRecord
@@ -40,7 +42,7 @@ typedef struct DedupRecord
 #define DEDUP_MAX_SPLIT_BITS 8
 
 
-struct DedupSearch
+struct PairSearch
 {
 	const SimhashBlocks *b;
 	DedupProgress *progress;
@@ -68,73 +70,29 @@ struct DedupSearch
 	const char *budget_hint;
 };
 
-/* the size of a transparent huge page on x86-64 and arm64 (4kB base pages) */
-#define DEDUP_HUGE_PAGE ((uintptr_t) 2 * 1024 * 1024)
-
-/*
- * MemoryContextAllocHuge(cxt, size), the whole 2MB pages inside it advised
- * MADV_HUGEPAGE when it spans a few: the search's arrays are written once
- * from start to end, each page first touched, and where transparent huge
- * pages are "madvise" (Debian's default) a page fault per 4kB page was a
- * quarter of the 1M-row radius join's time on a virtual machine; per 2MB
- * page it is negligible.  The advice is only a hint: without THP nothing
- * changes.
- */
-void *
-dedup_alloc_huge(MemoryContext cxt, Size size)
-{
-	void	   *p;
-
-#ifdef MADV_HUGEPAGE
-	if (size >= 2 * DEDUP_HUGE_PAGE)
-	{
-		uintptr_t	lo,
-					hi;
-
-		/*
-		 * Rounded up so that the block (malloc's mapping of its own, which
-		 * Linux places on a 2MB boundary) ends on one: its last page can be
-		 * huge too.  Its first: the headers before p are in its first 4kB.
-		 */
-		size = TYPEALIGN(DEDUP_HUGE_PAGE, size + 4096) - 4096;
-		p = MemoryContextAllocHuge(cxt, size);
-		lo = TYPEALIGN_DOWN(DEDUP_HUGE_PAGE, (uintptr_t) p);
-		if (lo < TYPEALIGN_DOWN(4096, (uintptr_t) p))
-			lo += DEDUP_HUGE_PAGE;
-		/* only pages that hold some of the block: no other memory is advised */
-		hi = TYPEALIGN_DOWN(DEDUP_HUGE_PAGE, TYPEALIGN(4096, (uintptr_t) p + size));
-		if (hi > lo)
-			(void) madvise((void *) lo, hi - lo, MADV_HUGEPAGE);
-		return p;
-	}
-#endif
-	p = MemoryContextAllocHuge(cxt, size);
-	return p;
-}
-
-DedupSearch *
-dedup_search_create(const SimhashBlocks *b, Size budget, double est_rows,
+PairSearch *
+pair_search_create(const SimhashBlocks *b, Size budget, double est_rows,
 					DedupProgress *progress)
 {
-	DedupSearch *s = palloc0(sizeof(DedupSearch));
+	PairSearch *s = palloc0(sizeof(PairSearch));
 
 	s->b = b;
 	s->cxt = CurrentMemoryContext;
 	s->progress = progress;
 	s->est_rows = est_rows;
-	s->maxcap = Max(budget / DEDUP_ROW_BYTES, 1024);
+	s->maxcap = Max(budget / PAIR_SEARCH_ROW_BYTES, 1024);
 	return s;
 }
 
 void
-dedup_search_set_budget_name(DedupSearch *s, const char *name, const char *settings)
+pair_search_set_budget_name(PairSearch *s, const char *name, const char *settings)
 {
 	s->budget_name = name;
 	s->budget_hint = settings;
 }
 
 uint64
-dedup_search_spilled_bytes(const DedupSearch *s)
+pair_search_spilled_bytes(const PairSearch *s)
 {
 	return s->spilled_bytes;
 }
@@ -150,7 +108,7 @@ block_shift(const SimhashBlocks *b, int c)
 static int
 split_bits(double rows, Size budget, int available)
 {
-	double		parts = 2.0 * rows * DEDUP_ROW_BYTES / (double) Max(budget, 1);
+	double		parts = 2.0 * rows * PAIR_SEARCH_ROW_BYTES / (double) Max(budget, 1);
 	int			bits = 1;
 
 	while (bits < DEDUP_MAX_SPLIT_BITS && (double) (1 << bits) < parts)
@@ -159,7 +117,7 @@ split_bits(double rows, Size budget, int available)
 }
 
 static void
-write_record(DedupSearch *s, BufFile *file, uint64 hash, uint64 key)
+write_record(PairSearch *s, BufFile *file, uint64 hash, uint64 key)
 {
 	DedupRecord rec;
 
@@ -170,7 +128,7 @@ write_record(DedupSearch *s, BufFile *file, uint64 hash, uint64 key)
 }
 
 static void
-spill_row(DedupSearch *s, uint64 hash, uint64 key)
+spill_row(PairSearch *s, uint64 hash, uint64 key)
 {
 	const SimhashBlocks *b = s->b;
 	uint64		mask = (UINT64CONST(1) << s->bits) - 1;
@@ -187,7 +145,7 @@ spill_row(DedupSearch *s, uint64 hash, uint64 key)
 
 /* move the rows in memory to files, split for every group */
 static void
-spill(DedupSearch *s, Size budget)
+spill(PairSearch *s, Size budget)
 {
 	const SimhashBlocks *b = s->b;
 	int			ngroups = b->max_distance + 1;
@@ -221,7 +179,7 @@ spill(DedupSearch *s, Size budget)
 }
 
 void
-dedup_search_add(DedupSearch *s, uint64 hash, uint64 key)
+pair_search_add(PairSearch *s, uint64 hash, uint64 key)
 {
 	s->nrows++;
 	if (s->spilled)
@@ -233,7 +191,7 @@ dedup_search_add(DedupSearch *s, uint64 hash, uint64 key)
 	{
 		if (s->cap >= s->maxcap)
 		{
-			spill(s, s->maxcap * DEDUP_ROW_BYTES);
+			spill(s, s->maxcap * PAIR_SEARCH_ROW_BYTES);
 			spill_row(s, hash, key);
 			return;
 		}
@@ -243,8 +201,8 @@ dedup_search_add(DedupSearch *s, uint64 hash, uint64 key)
 			Min(Max(s->cap * 2, 1024), s->maxcap);
 		if (s->hash == NULL)
 		{
-			s->hash = dedup_alloc_huge(s->cxt, s->cap * sizeof(uint64));
-			s->key = dedup_alloc_huge(s->cxt, s->cap * sizeof(uint64));
+			s->hash = simhash_alloc_huge(s->cxt, s->cap * sizeof(uint64));
+			s->key = simhash_alloc_huge(s->cxt, s->cap * sizeof(uint64));
 		}
 		else
 		{
@@ -257,34 +215,14 @@ dedup_search_add(DedupSearch *s, uint64 hash, uint64 key)
 	s->n++;
 }
 
-uint64
-dedup_search_drain(SimhashRowPairs *r, SimhashRowPair *pairs, DedupPairFn fn, void *arg)
-{
-	uint64		npairs = 0;
-
-	while (!simhash_row_pairs_done(r))
-	{
-		size_t		np;
-
-		CHECK_FOR_INTERRUPTS();
-		np = simhash_row_pairs_next(r, pairs, DEDUP_PAIR_BATCH);
-		if (np > 0)
-		{
-			npairs += np;
-			fn(arg, pairs, np);
-		}
-	}
-	return npairs;
-}
-
 /*
  * Search n rows in memory (the arrays are consumed) with tables lo .. hi - 1,
  * in parallel workers if that is worth it and budget bytes (which the rows'
- * DEDUP_ROW_BYTES each are part of) allow it (parallel.c).
+ * PAIR_SEARCH_ROW_BYTES each are part of) allow it (parallel.c).
  */
 static void
-search_memory(DedupSearch *s, uint64 *hash, uint64 *key, size_t n,
-			  int lo, int hi, bool exact, Size budget, DedupPairFn fn, void *arg)
+search_memory(PairSearch *s, uint64 *hash, uint64 *key, size_t n,
+			  int lo, int hi, bool exact, Size budget, PairSearchFn fn, void *arg)
 {
 	SimhashRowPairs *r;
 	SimhashRowPair *pairs;
@@ -297,16 +235,16 @@ search_memory(DedupSearch *s, uint64 *hash, uint64 *key, size_t n,
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("%s: too many rows to search at once", s->progress->fname)));
-	if (dedup_parallel_search(s->b, hash, key, n, lo, hi, exact, budget, fn, arg,
+	if (pair_search_parallel(s->b, hash, key, n, lo, hi, exact, budget, fn, arg,
 							  &s->npairs, s->progress))
 		return;
 	dedup_clock_start(&clock);
 	r = palloc(sizeof(SimhashRowPairs));
-	pairs = palloc(sizeof(SimhashRowPair) * DEDUP_PAIR_BATCH);
-	work = dedup_alloc_huge(CurrentMemoryContext, SIMHASH_ROW_PAIRS_WORK(n));
+	pairs = palloc(sizeof(SimhashRowPair) * PAIR_SEARCH_BATCH);
+	work = simhash_alloc_huge(CurrentMemoryContext, SIMHASH_ROW_PAIRS_WORK(n));
 	simhash_row_pairs_begin(r, s->b, hash, key, n, work, lo, hi, exact);
 	dedup_phase(&clock, "search: sort");
-	s->npairs += dedup_search_drain(r, pairs, fn, arg);
+	s->npairs += pair_search_drain(r, pairs, fn, arg);
 	dedup_phase(&clock, "search: search");
 	pfree(work);
 	pfree(pairs);
@@ -327,8 +265,8 @@ read_records(BufFile *file, DedupRecord *rec, size_t n)
  * shift + used are the same in all of them), then close it.
  */
 static void
-search_part(DedupSearch *s, BufFile *file, uint64 nrows, int c, int used,
-			Size budget, DedupPairFn fn, void *arg)
+search_part(PairSearch *s, BufFile *file, uint64 nrows, int c, int used,
+			Size budget, PairSearchFn fn, void *arg)
 {
 	const SimhashBlocks *b = s->b;
 	int			lo,
@@ -342,7 +280,7 @@ search_part(DedupSearch *s, BufFile *file, uint64 nrows, int c, int used,
 				(errcode_for_file_access(),
 				 errmsg("could not seek in a temporary file of simhash rows")));
 
-	if (nrows * DEDUP_ROW_BYTES <= budget || nrows < 2)
+	if (nrows * PAIR_SEARCH_ROW_BYTES <= budget || nrows < 2)
 	{
 		/* fits: load and search it */
 		size_t		n = (size_t) nrows;
@@ -387,7 +325,7 @@ search_part(DedupSearch *s, BufFile *file, uint64 nrows, int c, int used,
 							s->progress->fname, nrows, b->width[c], c,
 							s->budget_name ? s->budget_name : "maintenance_work_mem"),
 					 errdetail("Rows that agree on a whole block are searched together in memory, %d bytes per row.",
-							   (int) DEDUP_ROW_BYTES),
+							   (int) PAIR_SEARCH_ROW_BYTES),
 					 errhint("Raise %s, or leave out the fingerprints so many rows share (for example those of empty documents).",
 							 s->budget_hint ? s->budget_hint : "maintenance_work_mem")));
 		bits = split_bits((double) nrows, budget, available);
@@ -429,11 +367,12 @@ search_part(DedupSearch *s, BufFile *file, uint64 nrows, int c, int used,
 }
 
 void
-dedup_search_run(DedupSearch *s, Size budget, DedupPairFn fn, void *arg)
+pair_search_run(PairSearch *s, Size budget, PairSearchFn fn, void *arg)
 {
 	const SimhashBlocks *b = s->b;
 
-	if (!s->spilled && s->n * DEDUP_ROW_BYTES > budget)
+	simhash_progress_phase(SIMHASH_PHASE_SEARCHING);
+	if (!s->spilled && s->n * PAIR_SEARCH_ROW_BYTES > budget)
 		spill(s, budget);		/* the budget shrank since the rows came */
 
 	if (!s->spilled)
@@ -458,10 +397,11 @@ dedup_search_run(DedupSearch *s, Size budget, DedupPairFn fn, void *arg)
 	}
 	dedup_progress(s->progress, "found " UINT64_FORMAT " pairs among " UINT64_FORMAT " fingerprints",
 				   s->npairs, s->nrows);
+	simhash_progress_pairs((int64) s->npairs);
 }
 
 void
-dedup_search_free(DedupSearch *s)
+pair_search_free(PairSearch *s)
 {
 	if (s->files)
 	{

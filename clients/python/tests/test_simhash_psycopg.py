@@ -1,19 +1,18 @@
 #!/usr/bin/python3
 """Tests of simhash_psycopg against a running server (libpq's PG* variables).
 
-Run by test/clients.sh with Debian's python3 and python3-psycopg; makes and
-drops its own databases.
+Run by test/clients.sh with the package installed into a fresh venv (Debian's
+python3-venv, with Debian's python3-psycopg visible); imports the installed
+copy, never the source tree.  Makes and drops its own databases.
 """
 import os
-import sys
 import unittest
 
 import psycopg
 from psycopg import sql
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import simhash_psycopg  # noqa: E402
-from simhash_psycopg import Simhash64  # noqa: E402
+import simhash_psycopg
+from simhash_psycopg import Simhash64
 
 MAX = (1 << 64) - 1
 VALUES = {"0000000000000000": 0, "0000000000000001": 1, "8000000000000000": 1 << 63,
@@ -99,6 +98,35 @@ class Adapters(unittest.TestCase):
         d = self.conn.execute("SELECT min(h <~> %s) FROM t WHERE id > 0",
                               [Simhash64(0)]).fetchone()[0]
         self.assertEqual(d, 1)
+
+    def test_plain_int_parameters(self):
+        # psycopg sends an int as smallint, integer, bigint or numeric by its
+        # size; %s::simhash64 takes each, numeric as the unsigned value
+        simhash_psycopg.register(self.conn)
+        for value in (5, 70000, 1 << 40, (1 << 63) - 1, 1 << 63, 13835505520976881745, MAX):
+            h, d = self.conn.execute(
+                "SELECT %s::simhash64, %s::simhash64 <~> '0000000000000000'",
+                [value, value]).fetchone()
+            self.assertEqual((h, d), (value, bin(value).count("1")), value)
+        self.conn.execute("CREATE TEMP TABLE ints (h simhash64)")
+        self.conn.execute("INSERT INTO ints VALUES (%s::simhash64)", [13835505520976881745])
+        self.assertEqual(self.conn.execute(
+            "SELECT count(*) FROM ints WHERE h <~> %s::simhash64 <= 0",
+            [13835505520976881745]).fetchone()[0], 1)
+        with self.assertRaises(psycopg.errors.NumericValueOutOfRange):
+            self.conn.execute("SELECT %s::simhash64", [1 << 64])
+
+    def test_installed_copy(self):
+        # the tests import the installed package, typed, versioned with the extension
+        here = os.path.dirname(os.path.abspath(__file__))
+        pkg = os.path.dirname(simhash_psycopg.__file__)
+        self.assertFalse(pkg.startswith(os.path.dirname(here)), pkg)
+        self.assertTrue(os.path.exists(os.path.join(pkg, "py.typed")))
+        from importlib.metadata import version
+        self.assertEqual(version("simhash-psycopg"), simhash_psycopg.__version__)
+        ext = self.conn.execute("SELECT default_version FROM pg_available_extensions "
+                                "WHERE name = 'simhash'").fetchone()[0]
+        self.assertEqual(simhash_psycopg.__version__.rsplit(".", 1)[0], ext)
 
     def test_simhash64_arrays_load(self):
         simhash_psycopg.register(self.conn)

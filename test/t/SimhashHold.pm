@@ -1,0 +1,68 @@
+# test/t/SimhashHold.pm: starting a parallel job whose workers are held at a
+# known point (018_dedup_parallel.pl, 019_dedup_keys_parallel.pl).  Not a
+# test itself (prove runs t/*.pl only).
+#
+# The hold point is src/test_hold.c: with simhash.test_hold_workers = KEY
+# set in the job's session, every parallel worker of the job waits at its
+# start for pg_advisory_lock(KEY), which a holder session keeps while the
+# test terminates or cancels.  The test waits until the workers wait on the
+# lock, however long that takes, so nothing depends on timing.
+package SimhashHold;
+
+use strict;
+use warnings;
+use Exporter 'import';
+
+our @EXPORT = qw(hold_workers release_workers start_held_job terminate_held_worker);
+
+my $KEY = 4242;
+my %holder;
+
+# lock the hold point's key in a holder session of $node
+sub hold_workers
+{
+	my ($node) = @_;
+	$holder{$node} //= $node->background_psql('postgres');
+	$holder{$node}->query_safe("SELECT pg_advisory_lock($KEY);");
+}
+
+# unlock it: held workers (if any are left) go on
+sub release_workers
+{
+	my ($node) = @_;
+	$holder{$node}->query_safe("SELECT pg_advisory_unlock($KEY);");
+}
+
+# start $sql in a new session with the workers held; returns (session, its
+# pid) once at least one of its parallel workers waits at the hold point.
+# $setup: SQL run in the session first.
+sub start_held_job
+{
+	my ($node, $name, $sql, $setup) = @_;
+	hold_workers($node);
+	my $s = $node->background_psql('postgres', on_error_stop => 0);
+	my $pid = $s->query_safe(($setup // '')
+		. "SET simhash.test_hold_workers = $KEY; SELECT pg_backend_pid();");
+	chomp $pid;
+	$s->query_until(qr/started/, "\\echo started\n$sql;\n");
+	$node->poll_query_until('postgres', qq{
+		SELECT count(*) > 0 FROM pg_stat_activity
+		WHERE backend_type = 'parallel worker' AND leader_pid = $pid
+		  AND wait_event_type = 'Lock' AND wait_event = 'advisory'
+	}) or die "$name: the job's parallel workers never reached the hold point";
+	return ($s, $pid);
+}
+
+# terminate one held worker of the leader $pid
+sub terminate_held_worker
+{
+	my ($node, $pid) = @_;
+	$node->safe_psql('postgres', qq{
+		SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE backend_type = 'parallel worker' AND leader_pid = $pid
+		  AND wait_event = 'advisory'
+		LIMIT 1
+	});
+}
+
+1;
