@@ -893,3 +893,4 @@ COMMENT ON OPERATOR && (simhash_ball, simhash_ball) IS 'centers within the small
 
 CREATE OPERATOR CLASS simhash_ball_ops DEFAULT FOR TYPE simhash_ball USING simhash AS
 	OPERATOR 3 && (simhash_ball, simhash_ball);
+COMMENT ON OPERATOR CLASS simhash_ball_ops USING simhash IS 'simhash_ball keys of near-duplicate exclusion constraints, EXCLUDE USING simhash (simhash_ball(h, k) WITH &&): the index stores the centers, radii 0 to 16';

@@ -438,6 +438,7 @@ CREATE OPERATOR CLASS simhash_ops DEFAULT FOR TYPE simhash64 USING simhash AS
 -- ball's center and answers && (rechecked: the radii may differ)
 CREATE OPERATOR CLASS simhash_ball_ops DEFAULT FOR TYPE simhash_ball USING simhash AS
 	OPERATOR 3 && (simhash_ball, simhash_ball);
+COMMENT ON OPERATOR CLASS simhash_ball_ops USING simhash IS 'simhash_ball keys of near-duplicate exclusion constraints, EXCLUDE USING simhash (simhash_ball(h, k) WITH &&): the index stores the centers, radii 0 to 16';
 
 -- for the index's owner (section 11); it checks ownership and the access
 -- method in C before taking any lock

@@ -22,11 +22,9 @@
 #include "storage/block.h"
 #include "storage/bufmgr.h"
 #include "storage/itemptr.h"
-#include "utils/rel.h"
 #include "utils/relcache.h"
 
 #include "compat.h"
-#include "simhash.h"
 
 #include "core/blocks.h"
 #include "core/index_leaf.h"
@@ -162,30 +160,14 @@ typedef struct SimhashOptions
 	int			max_distance;
 } SimhashOptions;
 
-/*
- * The fingerprint an index stores for a key value.  An index on simhash64
- * (operator class simhash_ops) stores the value; an index on simhash_ball
- * (simhash_ball_ops, the key of a near-duplicate exclusion constraint)
- * stores the ball's center, and its scans recheck the radius (see
- * "Exclusion constraints" above).  The two are told apart by the key's
- * representation: simhash64 is 8 bytes by value, simhash_ball 16 by
- * reference.
- */
-static inline bool
-simhash_keys_are_balls(Relation index)
-{
-	Form_pg_attribute att = TupleDescAttr(RelationGetDescr(index), 0);
+/* ---- ball_keys.c: keys of simhash_ball (near-duplicate exclusion constraints) ---- */
 
-	return !att->attbyval && att->attlen == (int16) sizeof(SimhashBall);
-}
+/* the largest radius an index on simhash_ball takes (ball_keys.c) */
+#define SIMHASH_BALL_KEY_MAX_RADIUS		16
 
-static inline uint64
-simhash_key_hash(Relation index, Datum value)
-{
-	if (simhash_keys_are_balls(index))
-		return DatumGetSimhashBallP(value)->center;
-	return (uint64) DatumGetSimhash64(value);
-}
+extern uint64 simhash_key_hash(Relation index, Datum value);
+extern bool simhash_keys_are_balls(Relation index);
+extern void simhash_check_declared_radius(Relation index);
 
 /* ---- pages.c: page initialisation, the page-access helper, metapage ---- */
 extern void simhash_init_page(Page page, uint16 kind, uint64 generation);

@@ -175,6 +175,7 @@ simhash_build(Relation heap, Relation index, IndexInfo *indexInfo)
 			 RelationGetRelationName(index));
 	if (!simhash_blocks_init(&blocks, index_option(index, 0), index_option(index, 1)))
 		elog(ERROR, "invalid simhash index options");
+	simhash_check_declared_radius(index);
 
 	write_metapage(index, MAIN_FORKNUM, &blocks);
 

@@ -4,8 +4,9 @@
  *		and binary I/O, the constructor simhash_ball(center, radius), the
  *		operators `simhash64 <@ simhash_ball`, `simhash_ball @> simhash64` and
  *		`simhash_ball && simhash_ball` (the operator of near-duplicate
- *		exclusion constraints), and simhash_within(a, b, max_distance).  The planner support that
- *		turns `h <~> q <= k` into these lives in planner.c.
+ *		exclusion constraints), and simhash_within(a, b, max_distance).  The
+ *		planner support that turns `h <~> q <= k` into these lives in
+ *		planner.c.
  */
 #include "ball.h"
 
