@@ -100,19 +100,21 @@ sql -c "CREATE FUNCTION cpu_ticks() RETURNS bigint LANGUAGE sql AS \$\$
 	FROM (SELECT string_to_array(split_part(pg_read_file('/proc/self/stat'), ') ', 2), ' ') s) x \$\$" \
 	-c "CREATE TABLE cpu (variant text, rep int, rows int, ticks bigint)"
 CPU_ROWS=${EXCL_CPU_ROWS:-10000}
-for v in ts te te_oc tw; do
-	sql -A -t -c "SELECT format(CASE '$v'
-		WHEN 'te_oc' THEN 'INSERT INTO te (h) VALUES (%L) ON CONFLICT DO NOTHING;'
-		WHEN 'tw' THEN 'INSERT INTO tw (h) SELECT x.v FROM (VALUES (%L::simhash64)) x(v) WHERE NOT EXISTS (SELECT 1 FROM tw WHERE tw.h <~> x.v <= 3);'
-		ELSE 'INSERT INTO $v (h) VALUES (%L);' END, simhash_hash('cpu $v ' || g)::simhash64)
-		FROM generate_series(1, $CPU_ROWS) g" -o "$WORK/cpu_$v.sql"
+for rep in 1 2; do
+	for v in ts te te_oc tw; do
+		sql -A -t -c "SELECT format(CASE '$v'
+			WHEN 'te_oc' THEN 'INSERT INTO te (h) VALUES (%L) ON CONFLICT DO NOTHING;'
+			WHEN 'tw' THEN 'INSERT INTO tw (h) SELECT x.v FROM (VALUES (%L::simhash64)) x(v) WHERE NOT EXISTS (SELECT 1 FROM tw WHERE tw.h <~> x.v <= 3);'
+			ELSE 'INSERT INTO $v (h) VALUES (%L);' END, simhash_hash('cpu $v $rep ' || g)::simhash64)
+			FROM generate_series(1, $CPU_ROWS) g" -o "$WORK/cpu_${v}_$rep.sql"
+	done
 done
 for rep in 1 2; do
 	for v in ts te te_oc tw; do
 		sql -c "CHECKPOINT"
 		{
 			echo "SELECT cpu_ticks() AS t0 \\gset"
-			cat "$WORK/cpu_$v.sql"
+			cat "$WORK/cpu_${v}_$rep.sql"
 			echo "INSERT INTO cpu SELECT '$v', $rep, $CPU_ROWS, cpu_ticks() - :t0;"
 		} | sql >/dev/null
 	done
