@@ -31,7 +31,7 @@ REGRESS = type distance compute tokenizer aggregate encoding bad_input cjk
 # searching: find_all, the planner's rewrites, the radius join
 REGRESS += find_all planner join join_parallel pgvector_compat distance_histogram
 # the index
-REGRESS += index index_hardening index_churn index_probe index_order index_lanes index_cache
+REGRESS += index index_hardening index_churn index_probe index_order index_lanes index_cache exclusion
 # the dedup jobs (serial, parallel, the parts Citus uses)
 REGRESS += recipes dedup dedup_keys dedup_parallel dedup_keys_parallel citus_parts
 # MinHash and sentence fingerprints

@@ -891,3 +891,21 @@ BEGIN
 	END LOOP;
 END
 $grid$;
+
+--------------------------------------------------------------------------
+-- near-duplicate exclusion constraints,
+-- EXCLUDE USING simhash (simhash_ball(h, k) WITH &&)
+--------------------------------------------------------------------------
+
+CREATE FUNCTION simhash_ball_near(simhash_ball, simhash_ball) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION simhash_ball_near(simhash_ball, simhash_ball) IS 'hamming_distance of the centers <= the smaller radius';
+CREATE OPERATOR && (
+	LEFTARG = simhash_ball, RIGHTARG = simhash_ball, FUNCTION = simhash_ball_near,
+	COMMUTATOR = &&, RESTRICT = contsel, JOIN = contjoinsel
+);
+COMMENT ON OPERATOR && (simhash_ball, simhash_ball) IS 'centers within the smaller radius (near-duplicates)';
+
+CREATE OPERATOR CLASS simhash_ball_ops DEFAULT FOR TYPE simhash_ball USING simhash AS
+	OPERATOR 3 && (simhash_ball, simhash_ball);
+COMMENT ON OPERATOR CLASS simhash_ball_ops USING simhash IS 'simhash_ball keys of near-duplicate exclusion constraints, EXCLUDE USING simhash (simhash_ball(h, k) WITH &&): the index stores the centers, radii 0 to 16';

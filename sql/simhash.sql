@@ -4,7 +4,7 @@
  *   1. simhash64            type and I/O, comparison, casts
  *   2. simhash_distance     type and I/O, casts, <~>, the operator grid with
  *                           integer, numeric and float8 operands, btree/hash
- *   3. simhash_ball         type and I/O, <@ and @>, simhash_within
+ *   3. simhash_ball         type and I/O, <@, @> and &&, simhash_within
  *   4. minhash_signature    type and I/O
  *   5. the simhash index access method, its operator class, its check
  *   6. text fingerprints    simhash(), simhash_v2(), simhash_compute(), ...
@@ -363,6 +363,21 @@ CREATE OPERATOR @> (
 );
 COMMENT ON OPERATOR @> (simhash_ball, simhash64) IS 'contains the fingerprint';
 
+-- simhash_ball && simhash_ball: each ball holds the other's center, so two
+-- balls of radius k are "near" when their centers are within k bits.  The
+-- operator of near-duplicate exclusion constraints,
+-- EXCLUDE USING simhash (simhash_ball(h, k) WITH &&); commutative, as
+-- exclusion constraints require.
+
+CREATE FUNCTION simhash_ball_near(simhash_ball, simhash_ball) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION simhash_ball_near(simhash_ball, simhash_ball) IS 'hamming_distance of the centers <= the smaller radius';
+CREATE OPERATOR && (
+	LEFTARG = simhash_ball, RIGHTARG = simhash_ball, FUNCTION = simhash_ball_near,
+	COMMUTATOR = &&, RESTRICT = contsel, JOIN = contjoinsel
+);
+COMMENT ON OPERATOR && (simhash_ball, simhash_ball) IS 'centers within the smaller radius (near-duplicates)';
+
 -- simhash_within(a, b, k) = hamming_distance(a, b) <= k; its support makes it
 -- the index condition a <@ simhash_ball(b, k)
 
@@ -417,6 +432,13 @@ COMMENT ON ACCESS METHOD simhash IS 'exact Hamming-distance search on permuted b
 CREATE OPERATOR CLASS simhash_ops DEFAULT FOR TYPE simhash64 USING simhash AS
 	OPERATOR 1 <@ (simhash64, simhash_ball),
 	OPERATOR 2 <~> (simhash64, simhash64) FOR ORDER BY simhash_distance_ops;
+
+-- the key of a near-duplicate exclusion constraint,
+-- EXCLUDE USING simhash (simhash_ball(h, k) WITH &&): the index keeps each
+-- ball's center and answers && (rechecked: the radii may differ)
+CREATE OPERATOR CLASS simhash_ball_ops DEFAULT FOR TYPE simhash_ball USING simhash AS
+	OPERATOR 3 && (simhash_ball, simhash_ball);
+COMMENT ON OPERATOR CLASS simhash_ball_ops USING simhash IS 'simhash_ball keys of near-duplicate exclusion constraints, EXCLUDE USING simhash (simhash_ball(h, k) WITH &&): the index stores the centers, radii 0 to 16';
 
 -- for the index's owner (section 11); it checks ownership and the access
 -- method in C before taking any lock

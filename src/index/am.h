@@ -56,6 +56,8 @@
 /* strategy numbers of the operator class */
 #define SIMHASH_WITHIN_STRATEGY			1	/* simhash64 <@ simhash_ball */
 #define SIMHASH_DISTANCE_STRATEGY		2	/* ORDER BY simhash64 <~> simhash64 */
+#define SIMHASH_NEAR_STRATEGY			3	/* simhash_ball && simhash_ball */
+#define SIMHASH_NSTRATEGIES				3
 
 /* page kinds */
 #define SIMHASH_META		SV_META
@@ -157,6 +159,15 @@ typedef struct SimhashOptions
 	int			blocks;
 	int			max_distance;
 } SimhashOptions;
+
+/* ---- ball_keys.c: keys of simhash_ball (near-duplicate exclusion constraints) ---- */
+
+/* the largest radius an index on simhash_ball takes (ball_keys.c) */
+#define SIMHASH_BALL_KEY_MAX_RADIUS		16
+
+extern uint64 simhash_key_hash(Relation index, Datum value);
+extern bool simhash_keys_are_balls(Relation index);
+extern void simhash_check_declared_radius(Relation index);
 
 /* ---- pages.c: page initialisation, the page-access helper, metapage ---- */
 extern void simhash_init_page(Page page, uint16 kind, uint64 generation);

@@ -125,7 +125,7 @@ build_callback(Relation index, ItemPointer tid, Datum *values,
 		simhash_run_input_reserve(&bs->input, bs->cap + grow - bs->input.n);
 		bs->cap += grow;
 	}
-	bs->input.hashes[bs->input.n] = DatumGetSimhash64(values[0]);
+	bs->input.hashes[bs->input.n] = simhash_key_hash(index, values[0]);
 	bs->input.tids[bs->input.n] = *tid;
 	bs->input.n++;
 	bs->indtuples += 1;
@@ -175,6 +175,7 @@ simhash_build(Relation heap, Relation index, IndexInfo *indexInfo)
 			 RelationGetRelationName(index));
 	if (!simhash_blocks_init(&blocks, index_option(index, 0), index_option(index, 1)))
 		elog(ERROR, "invalid simhash index options");
+	simhash_check_declared_radius(index);
 
 	write_metapage(index, MAIN_FORKNUM, &blocks);
 

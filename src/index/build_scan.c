@@ -118,7 +118,7 @@ scan_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 	ScanFile   *f = (ScanFile *) state;
 	ScanRecord *rec = &f->batch[f->n++];
 
-	rec->hash = isnull[0] ? 0 : (uint64) DatumGetSimhash64(values[0]);
+	rec->hash = isnull[0] ? 0 : simhash_key_hash(index, values[0]);
 	rec->tid = *tid;
 	rec->isnull = isnull[0];
 	if (f->n == SCAN_BATCH)

@@ -270,6 +270,7 @@ heap_check_callback(Relation index, ItemPointer tid, Datum *values,
 {
 	HeapCheckState *hs = (HeapCheckState *) state;
 	IndexedEntry *e;
+	uint64		hash;
 
 	e = indexed_lookup(hs->entries, *tid);
 	if (isnull[0])
@@ -279,10 +280,11 @@ heap_check_callback(Relation index, ItemPointer tid, Datum *values,
 					ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid));
 		return;
 	}
-	if (e == NULL || e->kind != 'v' || e->hash != DatumGetSimhash64(values[0]))
+	hash = simhash_key_hash(index, values[0]);
+	if (e == NULL || e->kind != 'v' || e->hash != hash)
 		corrupt(hs->index, "Heap tuple (%u,%u) with hash %016llx has no index entry%s.",
 				ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid),
-				(unsigned long long) DatumGetSimhash64(values[0]),
+				(unsigned long long) hash,
 				e ? " with that hash" : "");
 }
 

@@ -31,7 +31,7 @@ simhash_insert(Relation index, Datum *values, bool *isnull,
 		simhash_nulls_append(index, ht_ctid);
 		return false;
 	}
-	if (simhash_pending_append(index, DatumGetSimhash64(values[0]), ht_ctid)
+	if (simhash_pending_append(index, simhash_key_hash(index, values[0]), ht_ctid)
 		>= SIMHASH_PENDING_LIMIT)
 		simhash_flush_and_merge(index, false, false, 1.0);
 	return false;

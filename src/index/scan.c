@@ -1,7 +1,9 @@
 /*
  * scan.c
- *		Scanning a simhash index (design: README.md): for `h <@ simhash_ball(center, radius)`,
- *		search every run (probing its tables) and read the pending lists,
+ *		Scanning a simhash index (design: README.md): for `h <@ simhash_ball(center, radius)`
+ *		(and `key && ball` on an index of simhash_ball keys: the centers
+ *		within the ball's radius, rechecked), search every run (probing its
+ *		tables) and read the pending lists,
  *		keep entries within every ball of the scan keys, and return the
  *		heap TIDs once each, in TID order (amgettuple) or as a bitmap; for
  *		`ORDER BY h <~> q`, return them by increasing distance, ring by ring.
@@ -59,6 +61,7 @@ typedef struct SimhashScanOpaqueData
 	int			max_radius;		/* the smallest ball of the keys (64: none) */
 	bool		empty;			/* a key matches nothing */
 	bool		keyless;		/* no keys: every row, NULL keys included */
+	bool		recheck;		/* a key is `ball && ball` (see start_scan) */
 	/* ordered scans: distance rings 0, 1, ... up to max_radius */
 	bool		ordered;
 	bool		order_null;		/* ORDER BY h <~> NULL */
@@ -224,6 +227,24 @@ simhash_endscan(IndexScanDesc scan)
 	pfree(so);
 }
 
+/*
+ * The radius a scan key asks the index for.  `indexed ball && key ball`
+ * holds when the centers are within the smaller radius; the index keeps
+ * only the indexed balls' centers, and their radii are at most
+ * SIMHASH_BALL_KEY_MAX_RADIUS (ball_keys.c), so the centers within the
+ * key's radius, or that bound, are the candidates, and the executor (or an
+ * exclusion constraint's check) rechecks the operator on each.
+ */
+static int
+key_radius(ScanKey key)
+{
+	int			radius = DatumGetSimhashBallP(key->sk_argument)->radius;
+
+	if (key->sk_strategy == SIMHASH_NEAR_STRATEGY)
+		radius = Min(radius, SIMHASH_BALL_KEY_MAX_RADIUS);
+	return radius;
+}
+
 /* Start a scan: the metapage, the geometry and the radius of the keys. */
 static void
 start_scan(IndexScanDesc scan)
@@ -235,15 +256,19 @@ start_scan(IndexScanDesc scan)
 	so->empty = false;
 	so->max_radius = 64;
 	so->keyless = (scan->numberOfKeys == 0);
+	so->recheck = false;
 	for (int i = 0; i < scan->numberOfKeys; i++)
 	{
 		ScanKey		key = &scan->keyData[i];
 
+		/* `ball && ball`: candidates, rechecked (see key_radius()) */
+		if (key->sk_strategy == SIMHASH_NEAR_STRATEGY)
+			so->recheck = true;
+
 		if (key->sk_flags & SK_ISNULL)
 			so->empty = true;	/* nothing is within a NULL ball */
 		else
-			so->max_radius = Min(so->max_radius,
-								 DatumGetSimhashBallP(key->sk_argument)->radius);
+			so->max_radius = Min(so->max_radius, key_radius(key));
 	}
 	if (so->max_radius < 0)
 		so->empty = true;
@@ -318,7 +343,7 @@ gather_match(void *arg, ItemPointer tid, uint64 hash)
 	{
 		SimhashBall *ball = DatumGetSimhashBallP(scan->keyData[k].sk_argument);
 
-		if (pg_popcount64(hash ^ ball->center) > ball->radius)
+		if (pg_popcount64(hash ^ ball->center) > key_radius(&scan->keyData[k]))
 			return;
 	}
 	if (so->ordered && !so->order_null)
@@ -475,11 +500,9 @@ next_batch(IndexScanDesc scan)
 			/* the smallest ball drives the search */
 			for (int i = 0; i < scan->numberOfKeys; i++)
 			{
-				SimhashBall *ball = DatumGetSimhashBallP(scan->keyData[i].sk_argument);
-
-				if (ball->radius == so->max_radius)
+				if (key_radius(&scan->keyData[i]) == so->max_radius)
 				{
-					center = ball->center;
+					center = DatumGetSimhashBallP(scan->keyData[i].sk_argument)->center;
 					break;
 				}
 			}
@@ -533,7 +556,7 @@ simhash_gettuple(IndexScanDesc scan, ScanDirection dir)
 		if (!next_batch(scan))
 			return false;
 	}
-	scan->xs_recheck = false;
+	scan->xs_recheck = so->recheck;
 
 	/*
 	 * The index returns no column (amcanreturn is NULL), so the planner
@@ -577,7 +600,7 @@ simhash_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	{
 		while (batch_next(&so->batch, &tid, &dist))
 		{
-			tbm_add_tuples(tbm, &tid, 1, false);
+			tbm_add_tuples(tbm, &tid, 1, so->recheck);
 			total++;
 			if ((total & 1023) == 0)
 				CHECK_FOR_INTERRUPTS();

@@ -1,9 +1,10 @@
 /*
  * validate.c
  *		amvalidate for the simhash access method: an operator class may
- *		have the search operator <@ (simhash64, simhash_ball) as strategy 1
- *		and the ordering operator <~> (simhash64, simhash64) as strategy 2,
- *		and no support functions.
+ *		have the search operator <@ (simhash64, simhash_ball) as strategy 1,
+ *		the ordering operator <~> (simhash64, simhash64) as strategy 2, the
+ *		search operator && (simhash_ball, simhash_ball) as strategy 3, and
+ *		no support functions.
  */
 #include "postgres.h"
 
@@ -39,7 +40,8 @@ simhash_validate(Oid opclassoid)
 	{
 		Form_pg_amop oprform = (Form_pg_amop) GETSTRUCT(&oprlist->members[i]->tuple);
 
-		if (!(oprform->amopstrategy == SIMHASH_WITHIN_STRATEGY &&
+		if (!((oprform->amopstrategy == SIMHASH_WITHIN_STRATEGY ||
+			   oprform->amopstrategy == SIMHASH_NEAR_STRATEGY) &&
 			  oprform->amoppurpose == AMOP_SEARCH) &&
 			!(oprform->amopstrategy == SIMHASH_DISTANCE_STRATEGY &&
 			  oprform->amoppurpose == AMOP_ORDER))

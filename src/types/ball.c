@@ -2,9 +2,11 @@
  * ball.c
  *		The simhash_ball type (a center fingerprint and a radius), its text
  *		and binary I/O, the constructor simhash_ball(center, radius), the
- *		operators `simhash64 <@ simhash_ball` and `simhash_ball @> simhash64`,
- *		and simhash_within(a, b, max_distance).  The planner support that
- *		turns `h <~> q <= k` into these lives in planner.c.
+ *		operators `simhash64 <@ simhash_ball`, `simhash_ball @> simhash64` and
+ *		`simhash_ball && simhash_ball` (the operator of near-duplicate
+ *		exclusion constraints), and simhash_within(a, b, max_distance).  The
+ *		planner support that turns `h <~> q <= k` into these lives in
+ *		planner.c.
  */
 #include "ball.h"
 
@@ -19,6 +21,7 @@ PG_FUNCTION_INFO_V1(simhash_ball_make);
 PG_FUNCTION_INFO_V1(simhash_ball_contained);
 PG_FUNCTION_INFO_V1(simhash_ball_contains);
 PG_FUNCTION_INFO_V1(simhash_within);
+PG_FUNCTION_INFO_V1(simhash_ball_near);
 
 SimhashBall *
 simhash_ball_new(simhash64 center, int64 radius)
@@ -169,4 +172,22 @@ simhash_within(PG_FUNCTION_ARGS)
 	int64		max_distance = PG_GETARG_INT64(2);
 
 	PG_RETURN_BOOL((int64) pg_popcount64(a ^ b) <= max_distance);
+}
+
+/*
+ * simhash_ball && simhash_ball: each ball holds the other's center, i.e.
+ * hamming_distance(a.center, b.center) <= min(a.radius, b.radius).
+ * Commutative, as an exclusion constraint needs; for two balls of the same
+ * radius k (a constraint's simhash_ball(h, k)) it is "within k bits".  It
+ * is not "the balls share a point", which in Hamming space would be
+ * distance <= a.radius + b.radius.  An empty ball is near nothing.
+ */
+Datum
+simhash_ball_near(PG_FUNCTION_ARGS)
+{
+	SimhashBall *a = PG_GETARG_SIMHASH_BALL_P(0);
+	SimhashBall *b = PG_GETARG_SIMHASH_BALL_P(1);
+
+	PG_RETURN_BOOL((int32) pg_popcount64(a->center ^ b->center) <=
+				   Min(a->radius, b->radius));
 }
