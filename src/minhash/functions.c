@@ -468,6 +468,8 @@ typedef struct HashSet
 
 /* most hashes a set holds: one allocation of at most MaxAllocSize (1 GB) */
 #define HASHSET_MAX_CAP (MaxAllocSize / sizeof(uint64))
+/* most distinct hashes a set keeps: at most half of the largest set */
+#define HASHSET_MAX_DISTINCT ((size_t) 1 << 26)
 
 /* the hash set's sort lets the query be cancelled */
 static void
@@ -476,14 +478,29 @@ hashset_interrupts(void *arg)
 	CHECK_FOR_INTERRUPTS();
 }
 
+/* reduce the set to its distinct hashes: 54000 if more than HASHSET_MAX_DISTINCT */
+static void
+hashset_reduce(HashSet *s)
+{
+	s->n = minhash_hash_set(s->h, s->n, hashset_interrupts, NULL);
+	if (s->n > HASHSET_MAX_DISTINCT)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("jaccard: more than %zu distinct shingles in one value",
+						HASHSET_MAX_DISTINCT),
+				 errdetail("The exact Jaccard similarity keeps the distinct shingle hashes of each value, 8 bytes each, in at most 1 GB."),
+				 errhint("Compare MinHash signatures (minhash_jaccard), or use a larger n_gram or term shingles.")));
+}
+
 /*
  * append n hashes to the set; when it is full, it is first reduced to its
  * distinct hashes, and grows only if they fill more than half of it, so that
  * its size stays within 2 x (distinct hashes + n) however often a shingle
  * repeats (each reduction sorts at most cap hashes, after at least cap / 2
  * appends: the sorting stays linear-logarithmic in the appended hashes).
- * The set is one allocation of at most 1 GB: more than half of that in
- * distinct hashes is an error (54000) before a larger one is asked for.
+ * The set is one allocation of at most 1 GB (HASHSET_MAX_CAP hashes, twice
+ * HASHSET_MAX_DISTINCT): more distinct hashes are an error (54000) at the
+ * reduction that finds them.
  */
 static void
 hashset_add(HashSet *s, const uint64 *h, size_t n)
@@ -493,16 +510,9 @@ hashset_add(HashSet *s, const uint64 *h, size_t n)
 	if (s->n + n > s->cap)
 	{
 		if (s->h != NULL)
-			s->n = minhash_hash_set(s->h, s->n, hashset_interrupts, NULL);
+			hashset_reduce(s);
 		if (s->n + n > s->cap / 2)
 		{
-			if (s->n + n > HASHSET_MAX_CAP / 2)
-				ereport(ERROR,
-						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-						 errmsg("jaccard: more than %zu distinct shingles in one value",
-								(size_t) HASHSET_MAX_CAP / 2),
-						 errdetail("The exact Jaccard similarity keeps the distinct shingle hashes of each value, 8 bytes each, in at most 1 GB."),
-						 errhint("Compare MinHash signatures (minhash_jaccard), or use a larger n_gram or term shingles.")));
 			s->cap = Min(Max(s->cap * 2, (s->n + n) * 2), HASHSET_MAX_CAP);
 			s->h = s->h ? repalloc_huge(s->h, s->cap * sizeof(uint64)) :
 				MemoryContextAllocHuge(CurrentMemoryContext, s->cap * sizeof(uint64));
@@ -535,7 +545,8 @@ text_shingle_set(text *t, int type, int n_gram, HashSet *set)
 		hashset_add(set, batch, n);
 		CHECK_FOR_INTERRUPTS();
 	}
-	set->n = minhash_hash_set(set->h, set->n, hashset_interrupts, NULL);
+	if (set->h != NULL)
+		hashset_reduce(set);
 	pfree(buf);
 	pfree(ring);
 }
@@ -589,7 +600,8 @@ array_shingle_set(ArrayType *arr, HashSet *set)
 	set->h = NULL;
 	set->n = set->cap = 0;
 	simhash_array_hashes(arr, element_hash_unseeded, hashset_sink, set);
-	set->n = minhash_hash_set(set->h, set->n, hashset_interrupts, NULL);
+	if (set->h != NULL)
+		hashset_reduce(set);
 }
 
 /* jaccard(a text[], b text[]): of the sets of non-NULL elements */
