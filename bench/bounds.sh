@@ -9,7 +9,7 @@
 # never does).  Inputs: "rep", a text of
 # five words repeated; "uniq", distinct words (hex of md5); "sent", distinct
 # sentences; arrays of distinct elements.  Prints a table; asserts nothing
-# (the bounds are tested in test/t/041_text_bounds.pl).
+# (the bounds are tested in test/t/042_text_bounds.pl).
 set -euo pipefail
 source "$(dirname "$0")/../test/lib.sh"
 mb=${1:-100}

@@ -1,4 +1,4 @@
-# test/t/041_text_bounds.pl: the functions that take a whole text stop when
+# test/t/042_text_bounds.pl: the functions that take a whole text stop when
 # the query is cancelled, however the text is shaped, and jaccard's memory
 # is bounded.
 #
