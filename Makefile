@@ -33,7 +33,7 @@ REGRESS += find_all planner join join_parallel pgvector_compat distance_histogra
 # the index
 REGRESS += index index_hardening index_churn index_probe index_order index_lanes index_cache exclusion
 # the dedup jobs (serial, parallel, the parts Citus uses)
-REGRESS += recipes dedup dedup_keys dedup_parallel dedup_keys_parallel citus_parts
+REGRESS += recipes dedup dedup_runs dedup_keys dedup_parallel dedup_keys_parallel citus_parts
 # MinHash and sentence fingerprints
 REGRESS += minhash sentences
 # across the extension: error messages and hardening

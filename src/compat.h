@@ -61,6 +61,14 @@ typedef RelFileNode SimhashRelFile;
 #endif
 
 /*
+ * A page buffer aligned for I/O (smgrextend() and smgrwrite() assert the
+ * alignment from 16, for direct I/O); 15 has only the 8-byte alignment.
+ */
+#if PG_VERSION_NUM < 160000
+typedef PGAlignedBlock PGIOAlignedBlock;
+#endif
+
+/*
  * smgropen() of a permanent relation's file, this backend's own (15, 16:
  * a BackendId; from 17 a ProcNumber).
  */

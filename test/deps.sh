@@ -5,6 +5,8 @@
 #
 #   test/deps.sh pg18       PostgreSQL 18.6 (with pageinspect, amcheck and the
 #                           TAP modules); prints its bin directory
+#   test/deps.sh pg18asan   the same built with AddressSanitizer and assertions
+#                           (for test/run.sh's optional ASan suite)
 #   test/deps.sh citus PG_CONFIG     Citus into that server: 14.0.1 for 16-18,
 #                           13.2.2 for 15 (test/citus/install.sh builds it)
 #   test/deps.sh pgvector PG_CONFIG  pgvector 0.8.6 into that server
@@ -33,16 +35,17 @@ need() {	# need FILE: exit 77 when a vendored tarball is missing
 	[ -f "$VENDOR/$1" ] || { say "deps: $VENDOR/$1 not found"; exit 77; }
 }
 
-build_pg18() {
-	need postgresql-18.6.tar.bz2
-	local tb=$VENDOR/postgresql-18.6.tar.bz2
-	local prefix=$CACHE/pg18-$(key "$tb")
+# pg18_into PREFIX CONFIGURE_ARGS...: PostgreSQL 18.6 from the vendored
+# tarball into PREFIX, once (PREFIX/.done marks a finished build)
+pg18_into() {
+	local prefix=$1 tb=$VENDOR/postgresql-18.6.tar.bz2
+	shift
 	if [ ! -f "$prefix/.done" ]; then
 		ensure_packages bison flex libipc-run-perl >&2
-		local src=$CACHE/src/pg18
+		local src=$CACHE/src/$(basename "$prefix")
 		unpack "$tb" "$src"
 		(cd "$src" && ./configure --prefix="$prefix" --without-icu --without-readline \
-			--without-zlib --enable-tap-tests --enable-debug >"$src/configure.log" 2>&1 &&
+			--without-zlib --enable-tap-tests --enable-debug "$@" >"$src/configure.log" 2>&1 &&
 		 make -s -j"$JOBS" >/dev/null 2>"$src/make.log" && make -s install >/dev/null &&
 		 make -s -C contrib/pageinspect install >/dev/null &&
 		 make -s -C contrib/amcheck install >/dev/null) >&2 ||
@@ -51,6 +54,20 @@ build_pg18() {
 		touch "$prefix/.done"
 	fi
 	echo "$prefix/bin"
+}
+
+build_pg18() {
+	need postgresql-18.6.tar.bz2
+	pg18_into "$CACHE/pg18-$(key "$VENDOR/postgresql-18.6.tar.bz2")"
+}
+
+# the server under AddressSanitizer (its programs leak at exit by design:
+# callers set ASAN_OPTIONS=detect_leaks=0)
+build_pg18asan() {
+	need postgresql-18.6.tar.bz2
+	ASAN_OPTIONS=detect_leaks=0 pg18_into "$CACHE/pg18asan-$(key "$VENDOR/postgresql-18.6.tar.bz2")" \
+		--enable-cassert CFLAGS="-O1 -g -fsanitize=address -fno-omit-frame-pointer" \
+		LDFLAGS="-fsanitize=address"
 }
 
 # build_into NAME TARBALL PG_CONFIG CMD...: unpack TARBALL once into a build
@@ -89,6 +106,6 @@ build_pgvector() {
 	echo "$("$pgc" --pkglibdir)/vector.so"
 }
 
-cmd=${1:?usage: test/deps.sh pg18 | citus PG_CONFIG | pgvector PG_CONFIG}
+cmd=${1:?usage: test/deps.sh pg18 | pg18asan | citus PG_CONFIG | pgvector PG_CONFIG}
 shift
 "build_$cmd" "$@"

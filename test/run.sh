@@ -10,7 +10,9 @@
 #   installcheck) and the TAP tests against throwaway clusters run by a
 #   non-root user, the Citus suite (Citus 13 on 15, Citus 14 on 18) and the
 #   tests beside the real pgvector.
-#   Then: pg_upgrade of a PostgreSQL 15 cluster with simhash data to 18.
+#   Then: pg_upgrade of a PostgreSQL 15 cluster with simhash data to 18;
+#   with SIMHASH_ASAN=1, pg_regress against a PostgreSQL 18 and an extension
+#   built with AddressSanitizer (else skipped by name: "asan").
 #
 # Ends with one line per version, "simhash (PostgreSQL V): N passed, N
 # failed[, N skipped (names)]", and the overall line "simhash: N passed, N
@@ -222,6 +224,48 @@ citus_suite 15
 pgvector_suite 15
 summary "PostgreSQL 15"
 
+# asan_suite: pg_regress against a PostgreSQL 18 built with AddressSanitizer
+# (test/deps.sh pg18asan, cached) with the extension built with
+# -fsanitize=address, in a copy of the tree; a report fails it.  Optional:
+# SIMHASH_ASAN=1 (a cold build of that server takes 15 minutes or more and
+# the suite under ASan several more, beyond CI's budget), else skipped by
+# name.
+asan_suite() {
+	local bin tree rc
+	if [ -z "${SIMHASH_ASAN:-}" ]; then skip asan "SIMHASH_ASAN=1 runs it"; return; fi
+	bin=$(test/deps.sh pg18asan); rc=$?
+	if [ $rc -eq 77 ]; then skip asan "../shared/vendor/postgresql-18.6.tar.bz2 not found"; return; fi
+	[ $rc -eq 0 ] || { record "build of PostgreSQL 18 with ASan (test/deps.sh pg18asan)" 1; return; }
+	tree=$(mktemp -d /tmp/simhash-asan.XXXXXX)
+	cp -r Makefile simhash.control src sql expected "$tree" && chmod -R a+rwX "$tree"
+	# the server's programs leak at exit by design; a report stops the backend
+	export ASAN_OPTIONS="detect_leaks=0:halt_on_error=1:abort_on_error=0:log_path=$tree/asan"
+	(
+		use_pg "$bin"
+		cd "$tree" && make -s clean && make -s -j2 with_llvm=no \
+			COPT="-fsanitize=address -fno-omit-frame-pointer" && make -s install with_llvm=no
+	) >&2; rc=$?
+	if [ $rc -eq 0 ]; then
+		local saved_bin=$PGBIN saved_path=$PATH
+		use_pg "$bin"
+		if start_cluster; then
+			mkdir -p "$SIMHASH_TMP/regress"
+			make -s -C "$tree" installcheck with_llvm=no REGRESS_OUTDIR="$SIMHASH_TMP/regress" >&2 ||
+				{ rc=1; head -100 "$SIMHASH_TMP/regress/regression.diffs" >&2; }
+			stop_cluster
+		else
+			rc=1
+		fi
+		PGBIN=$saved_bin PATH=$saved_path
+	fi
+	if ls "$tree"/asan.* >/dev/null 2>&1; then
+		cat "$tree"/asan.* >&2; rc=1
+	fi
+	unset ASAN_OPTIONS
+	record "pg_regress (PostgreSQL 18 and the extension under ASan)" $rc
+	[ $rc -eq 0 ] && rm -rf "$tree"
+}
+
 # ---- PostgreSQL 18 -----------------------------------------------------
 wait $deps_pid
 pg18_rc=$(cat "$deps_dir/pg18.rc" 2>/dev/null || echo 1)
@@ -244,6 +288,7 @@ else
 		record "build on PostgreSQL 18" 1
 	fi
 fi
+asan_suite
 summary "PostgreSQL 18"
 rm -rf "$deps_dir"
 

@@ -557,6 +557,11 @@ build_ascii_keep(void)
  * the second has more units than the second token has characters (case
  * folding and full-width folding map one character to one).
  */
+void		(*minhash_check_hook) (void) = NULL;
+
+/* bytes of text minhash_char_text() reads between two calls of the hook */
+#define CHECK_BYTES ((size_t) 16 * 1024 * 1024)
+
 size_t
 minhash_char_text(const char *in, size_t inlen, char *buf)
 {
@@ -574,7 +579,9 @@ minhash_char_text(const char *in, size_t inlen, char *buf)
 					from,
 					start,
 					len,
-					prev_end = 0;
+					prev_end = 0,
+					ntokens = 0,
+					lim = inlen - p > CHECK_BYTES ? p + CHECK_BYTES : inlen;
 		bool		first = true,
 					prev_kept;
 		SimhashTokenizer t;
@@ -582,8 +589,9 @@ minhash_char_text(const char *in, size_t inlen, char *buf)
 		/*
 		 * ASCII, without branches on the data: the space and the character
 		 * are stored unconditionally and kept or overwritten (buf has room).
+		 * At most CHECK_BYTES at a time.
 		 */
-		while (p < inlen && u[p] < 0x80)
+		while (p < lim && u[p] < 0x80)
 		{
 			uint8_t		m = ascii_keep[u[p]];
 			size_t		kept = (m != 0);
@@ -597,6 +605,13 @@ minhash_char_text(const char *in, size_t inlen, char *buf)
 		}
 		if (p >= inlen)
 			break;
+		if (u[p] < 0x80)
+		{
+			/* CHECK_BYTES of ASCII read */
+			if (minhash_check_hook)
+				minhash_check_hook();
+			continue;
+		}
 
 		/* a run of non-ASCII bytes, after an ASCII byte or at the start */
 		for (q = p; q < inlen && u[q] >= 0x80; q++)
@@ -608,6 +623,9 @@ minhash_char_text(const char *in, size_t inlen, char *buf)
 		{
 			const char *tok = scratch + start;
 			bool		space;
+
+			if ((++ntokens & 0xFFFF) == 0 && minhash_check_hook)
+				minhash_check_hook();
 
 			if (first && prev_kept)
 			{
@@ -805,24 +823,96 @@ minhash_text_slots(const char *text, size_t len, int type, int n_gram, int k,
 
 /* ---- exact Jaccard ---- */
 
-/* qsort order of uint64 values */
-static int
-u64_cmp(const void *a, const void *b)
-{
-	uint64_t	x = *(const uint64_t *) a;
-	uint64_t	y = *(const uint64_t *) b;
+/* a bucket of at most this many values is sorted by insertion */
+#define SORT_SMALL 32
+/* values a sort handles between two calls of its check */
+#define SORT_CHECK_EVERY (UINT64_C(1) << 20)
 
-	return (x > y) - (x < y);
+static void
+insertion_sort_u64(uint64_t *a, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+	{
+		uint64_t	v = a[i];
+		size_t		j = i;
+
+		while (j > 0 && a[j - 1] > v)
+		{
+			a[j] = a[j - 1];
+			j--;
+		}
+		a[j] = v;
+	}
+}
+
+/*
+ * In-place MSD radix sort (American flag sort) of a[0 .. n - 1] by the byte
+ * at shift and the bytes below it: count, move every value into its
+ * bucket, then sort each bucket by the next byte.  No second array; check
+ * (if not NULL) is called at least every SORT_CHECK_EVERY values moved or
+ * counted, so that a caller can stop the sort (an error that leaves it).
+ */
+static void
+flag_sort_u64(uint64_t *a, size_t n, int shift, void (*check) (void *), void *arg)
+{
+	size_t		count[256] = {0},
+				next[256],
+				end[256],
+				sum = 0;
+
+	if (n <= SORT_SMALL)
+	{
+		insertion_sort_u64(a, n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+	{
+		if (check != NULL && (i & (SORT_CHECK_EVERY - 1)) == SORT_CHECK_EVERY - 1)
+			check(arg);
+		count[(a[i] >> shift) & 0xFF]++;
+	}
+	for (int b = 0; b < 256; b++)
+	{
+		next[b] = sum;
+		sum += count[b];
+		end[b] = sum;
+	}
+	for (int b = 0; b < 256; b++)
+	{
+		while (next[b] < end[b])
+		{
+			uint64_t	v = a[next[b]];
+			int			d = (int) ((v >> shift) & 0xFF);
+
+			/* carry v to its bucket, and what was there to its own */
+			while (d != b)
+			{
+				uint64_t	t = a[next[d]];
+
+				a[next[d]++] = v;
+				v = t;
+				d = (int) ((v >> shift) & 0xFF);
+			}
+			a[next[b]++] = v;
+		}
+		if (check != NULL && end[b] - (b > 0 ? end[b - 1] : 0) >= SORT_CHECK_EVERY)
+			check(arg);
+	}
+	if (shift == 0)
+		return;
+	for (int b = 0; b < 256; b++)
+		if (count[b] > 1)
+			flag_sort_u64(a + end[b] - count[b], count[b], shift - 8, check, arg);
 }
 
 size_t
-minhash_hash_set(uint64_t *hashes, size_t n)
+minhash_hash_set(uint64_t *hashes, size_t n, void (*check) (void *), void *arg)
 {
 	size_t		m = 0;
 
 	if (n == 0)
 		return 0;
-	qsort(hashes, n, sizeof(uint64_t), u64_cmp);
+	flag_sort_u64(hashes, n, 56, check, arg);
 	for (size_t i = 1; i < n; i++)
 		if (hashes[i] != hashes[m])
 			hashes[++m] = hashes[i];

@@ -266,10 +266,24 @@ extern bool minhash_text_slots(const char *text, size_t len, int type,
  */
 extern size_t minhash_char_text(const char *in, size_t inlen, char *buf);
 
+/*
+ * Called by minhash_char_text() (so by minhash_shingler_init() for char
+ * shingles, which normalises the whole text at once) at least every 16 MB
+ * of ASCII and every 65536 tokens of other text, if not NULL: the server
+ * checks for interrupts there.
+ */
+extern void (*minhash_check_hook) (void);
+
 /* ---- exact Jaccard of hash sets ---- */
 
-/* sort and deduplicate in place; returns the distinct count */
-extern size_t minhash_hash_set(uint64_t *hashes, size_t n);
+/*
+ * Sort (an in-place radix sort: no second array) and deduplicate in place;
+ * returns the distinct count.  check, if not NULL, is called with arg at
+ * least every million values the sort handles (the server checks for
+ * interrupts there).
+ */
+extern size_t minhash_hash_set(uint64_t *hashes, size_t n,
+							   void (*check) (void *), void *arg);
 
 /*
  * |A ∩ B| / |A ∪ B| of two sets made by minhash_hash_set; 0 when both are

@@ -193,6 +193,18 @@ simhash_row_pairs_attach(SimhashRowPairs *r, const SimhashBlocks *b,
 	simhash_find_all_begin_tables(&r->fa, b, uniq, m, fa_keys, fa_tmp, lo, hi);
 }
 
+/* the position of the least key among keys[lo .. hi - 1] */
+static size_t
+least_key(const uint64_t *keys, size_t lo, size_t hi)
+{
+	size_t		m = lo;
+
+	for (size_t i = lo + 1; i < hi; i++)
+		if (keys[i] < keys[m])
+			m = i;
+	return m;
+}
+
 /* the run holding fingerprint h (which is one of uniq[]) */
 static size_t
 find_run(const SimhashRowPairs *r, uint64_t h)
@@ -237,8 +249,30 @@ simhash_row_pairs_next(SimhashRowPairs *r, SimhashRowPair *out, size_t max)
 			r->i = r->start[r->run];
 			r->j = r->i + 1;
 			r->in_run = true;
+			if (r->star)
+			{
+				/* the run's least key with every other row of the run */
+				r->i = least_key(r->keys, r->start[r->run], r->start[r->run + 1]);
+				r->j = r->start[r->run];
+			}
 		}
 		e = r->start[r->run + 1];
+		if (r->star)
+		{
+			if (r->j != r->i)
+			{
+				out[nout].a = r->keys[r->i];
+				out[nout].b = r->keys[r->j];
+				out[nout].distance = 0;
+				nout++;
+			}
+			if (++r->j == e)
+			{
+				r->in_run = false;
+				r->run++;
+			}
+			continue;
+		}
 		out[nout].a = r->keys[r->i];
 		out[nout].b = r->keys[r->j];
 		out[nout].distance = 0;
@@ -258,6 +292,45 @@ simhash_row_pairs_next(SimhashRowPairs *r, SimhashRowPair *out, size_t max)
 	/* phase 1: matches of distinct fingerprints, expanded to their rows */
 	while (r->phase == 1 && nout < max)
 	{
+		if (r->crossing && r->star)
+		{
+			/* run a's least key with run b's greater keys, then b's with a's */
+			while (nout < max && r->side < 2)
+			{
+				uint64_t	k;
+
+				if (r->side == 0)
+				{
+					if (r->b0 == r->b1)
+					{
+						r->side = 1;
+						continue;
+					}
+					k = r->keys[r->b0++];
+					if (k <= r->amin)
+						continue;
+					out[nout].a = r->amin;
+				}
+				else
+				{
+					if (r->a0 == r->a1)
+					{
+						r->side = 2;
+						continue;
+					}
+					k = r->keys[r->a0++];
+					if (k <= r->bmin)
+						continue;
+					out[nout].a = r->bmin;
+				}
+				out[nout].b = k;
+				out[nout].distance = r->distance;
+				nout++;
+			}
+			if (r->side < 2)
+				break;			/* out is full */
+			r->crossing = false;
+		}
 		if (r->crossing)
 		{
 			while (nout < max && r->a0 < r->a1)
@@ -288,6 +361,12 @@ simhash_row_pairs_next(SimhashRowPairs *r, SimhashRowPair *out, size_t max)
 			r->b1 = r->start[rb + 1];
 			r->distance = mt->distance;
 			r->crossing = true;
+			if (r->star)
+			{
+				r->amin = r->keys[least_key(r->keys, r->a0, r->a1)];
+				r->bmin = r->keys[least_key(r->keys, r->b0, r->b1)];
+				r->side = 0;
+			}
 			continue;
 		}
 		if (simhash_find_all_done(&r->fa))

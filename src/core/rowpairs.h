@@ -17,6 +17,18 @@
  * group's block into parts that fit in memory and searches each part with
  * that group's tables only.  Pairs of equal fingerprints are then reported
  * by the part searched for group 0 alone ("exact").
+ *
+ * Star pairs.  A run of r equal fingerprints has r (r - 1) / 2 pairs, and
+ * a matching pair of runs the product of their sizes: 20,000 identical
+ * rows are 200 million pairs.  Jobs that only need to know which rows are
+ * linked, or which row of a run comes first, ask for the star pairs
+ * instead (simhash_row_pairs_star()): in each run, its least key with every
+ * other row of the run; for each matching pair of runs, each run's least
+ * key with the rows of greater key of the other run.  They are at most
+ * r - 1 per run and |a| + |b| per matching pair of runs, and they connect
+ * exactly the rows the full pairs connect.  When the keys number the rows in
+ * the order a job takes them (leader linkage, simhash_groups), every pair
+ * whose earlier row is the first of its run is among them.
  */
 #ifndef SIMHASH_ROWPAIRS_H
 #define SIMHASH_ROWPAIRS_H
@@ -54,6 +66,10 @@ typedef struct SimhashRowPairs
 				b0,
 				b1;				/* run b's rows bs .. b1 - 1; b0 next */
 	int			distance;
+	bool		star;			/* star pairs only (see above) */
+	int			side;			/* star crossing: 0 run b, 1 run a, 2 done */
+	uint64_t	amin,
+				bmin;			/* star: least keys of runs a and b */
 	SimhashMatch matches[256];
 	SimhashFindAll fa;
 } SimhashRowPairs;
@@ -168,6 +184,16 @@ extern size_t simhash_row_buckets_sort_range(uint64_t *h, uint64_t *k, const uin
  * pair is unspecified.
  */
 extern size_t simhash_row_pairs_next(SimhashRowPairs *r, SimhashRowPair *out, size_t max);
+
+/*
+ * Ask a search just begun or attached for the star pairs only (see above);
+ * the keys must be distinct.
+ */
+static inline void
+simhash_row_pairs_star(SimhashRowPairs *r)
+{
+	r->star = true;
+}
 
 static inline bool
 simhash_row_pairs_done(const SimhashRowPairs *r)

@@ -158,14 +158,24 @@ sentence_work_size(const SentenceWork *w)
 }
 
 void
+sentence_work_set_check(SentenceWork *w, void (*check) (void *arg), void *arg)
+{
+	w->check = check;
+	w->check_arg = arg;
+}
+
+void
 sentence_work_free(SentenceWork *w)
 {
 	void	   *blocks[] = {w->spans, w->cands, w->heap, w->set, w->buf, w->result};
+	void		(*check) (void *) = w->check;
+	void	   *check_arg = w->check_arg;
 
 	for (size_t i = 0; i < sizeof(blocks) / sizeof(blocks[0]); i++)
 		if (blocks[i])
 			w->realloc_fn(w->arg, blocks[i], 0);
 	sentence_work_init(w, w->realloc_fn, w->arg);
+	sentence_work_set_check(w, check, check_arg);
 }
 
 /* ---------------------------------------------------------------- the set of hashes */
@@ -290,6 +300,99 @@ int64_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* ---------------------------------------------------------------- checked sorts */
+
+/* call the work space's check, if any */
+static inline void
+check_now(SentenceWork *w)
+{
+	if (w->check)
+		w->check(w->check_arg);
+}
+
+/* below this many elements a sort is libc's qsort, which is quick enough */
+#define SORT_CHECKED_MIN 4096
+
+typedef int (*OrderFn) (const void *, const void *);
+
+static inline void
+swap_elements(char *a, char *b, size_t size)
+{
+	char		tmp[64];
+
+	memcpy(tmp, a, size);
+	memcpy(a, b, size);
+	memcpy(b, tmp, size);
+}
+
+/* sift element i down a heap of n elements whose root sorts first by cmp */
+static void
+order_heap_sift(char *a, size_t i, size_t n, size_t size, OrderFn cmp)
+{
+	for (;;)
+	{
+		size_t		l = 2 * i + 1,
+					m = i;
+
+		if (l < n && cmp(a + l * size, a + m * size) < 0)
+			m = l;
+		if (l + 1 < n && cmp(a + (l + 1) * size, a + m * size) < 0)
+			m = l + 1;
+		if (m == i)
+			return;
+		swap_elements(a + i * size, a + m * size, size);
+		i = m;
+	}
+}
+
+/* make a[0 .. n) a heap whose root sorts first */
+static void
+order_heap_make(SentenceWork *w, char *a, size_t n, size_t size, OrderFn cmp)
+{
+	for (size_t i = n / 2; i-- > 0;)
+	{
+		order_heap_sift(a, i, n, size, cmp);
+		if ((i & 4095) == 0)
+			check_now(w);
+	}
+}
+
+/* move the heap a[0 .. n)'s first element to a[n - 1]; the heap is a[0 .. n - 1) */
+static void
+order_heap_pop(char *a, size_t n, size_t size, OrderFn cmp)
+{
+	swap_elements(a, a + (n - 1) * size, size);
+	order_heap_sift(a, 0, n - 1, size, cmp);
+}
+
+/*
+ * Sort n elements by cmp (a total order: the result is qsort's): small
+ * arrays by qsort, large ones by a heapsort that calls the check every 4096
+ * elements, in place.
+ */
+static void
+sort_checked(SentenceWork *w, void *base, size_t n, size_t size, OrderFn cmp)
+{
+	char	   *a = base;
+
+	if (n < SORT_CHECKED_MIN || w->check == NULL)
+	{
+		if (n > 1)
+			qsort(base, n, size, cmp);
+		return;
+	}
+	order_heap_make(w, a, n, size, cmp);
+	for (size_t k = n; k > 1; k--)
+	{
+		order_heap_pop(a, k, size, cmp);
+		if ((k & 4095) == 0)
+			check_now(w);
+	}
+	/* first elements were popped to the end: reverse */
+	for (size_t i = 0, j = n - 1; i < j; i++, j--)
+		swap_elements(a + i * size, a + j * size, size);
+}
+
 /* ---------------------------------------------------------------- the fingerprints */
 
 /* Record the sentence in[s .. e) when its bound allows min_length. */
@@ -307,6 +410,9 @@ add_span(SentenceWork *w, size_t *nspans, size_t s, size_t e, size_t bound,
 	(*nspans)++;
 }
 
+/* bytes the boundary scan reads between two checks */
+#define SPLIT_CHECK_EVERY ((size_t) 16 * 1024 * 1024)
+
 /* The sentences that may reach min_length characters, in w->spans. */
 static size_t
 split(SentenceWork *w, const unsigned char *in, size_t len, size_t min_length)
@@ -314,12 +420,18 @@ split(SentenceWork *w, const unsigned char *in, size_t len, size_t min_length)
 	size_t		nspans = 0,
 				s = 0,
 				weight = 0,
-				weight_at_s = 0;
+				weight_at_s = 0,
+				next_check = SPLIT_CHECK_EVERY;
 
 	for (size_t i = 0; i < len; i++)
 	{
 		uint8_t		c = byte_class[in[i]];
 
+		if (i >= next_check)
+		{
+			check_now(w);
+			next_check = i + SPLIT_CHECK_EVERY;
+		}
 		if (c & SPECIAL)
 		{
 			size_t		n = boundary_at(in, len, i);
@@ -351,10 +463,15 @@ normalise(SentenceWork *w, const char *in, const SentenceSpan *sp, size_t *chars
 	w->buf = grow(w, w->buf, &w->buf_cap, simhash_tokenizer_bufsize(sp->len), 1);
 	simhash_tokenizer_init(&tok, in + sp->start, sp->len, w->buf);
 	while (simhash_tokenizer_next(&tok, &start, &toklen))
-		;
+		if ((++n & 0xFFFF) == 0)
+			check_now(w);			/* one sentence may be the whole text */
+	n = 0;
 	for (size_t i = 0; i < tok.outlen; i++)
 	{
 		unsigned char c = (unsigned char) w->buf[i];
+
+		if ((i & 0xFFFFFF) == 0xFFFFFF)
+			check_now(w);
 
 		n += ((c & 0xC0) != 0x80) & (c != ' ');
 	}
@@ -378,16 +495,20 @@ sentence_hashes_compute(SentenceWork *w, const char *in, size_t len, int n,
 		memset(w->set, 0, w->set_cap * sizeof(size_t));	/* a call was interrupted */
 	w->set_dirty = true;
 	nspans = split(w, (const unsigned char *) in, len, minlen);
-	if (nspans > 1)
-		qsort(w->spans, nspans, sizeof(SentenceSpan), span_cmp);
+	/* longest bound first: a heap, popped as far as the scan goes */
+	order_heap_make(w, (char *) w->spans, nspans, sizeof(SentenceSpan), span_cmp);
 
 	for (size_t k = 0; k < nspans; k++)
 	{
-		const SentenceSpan *sp = &w->spans[k];
+		const SentenceSpan *sp = &w->spans[nspans - 1 - k];
 		size_t		chars,
 					bytes,
 					slot;
 		uint64_t	h;
+
+		order_heap_pop((char *) w->spans, nspans - k, sizeof(SentenceSpan), span_cmp);
+		if ((k & 1023) == 1023)
+			check_now(w);
 
 		/* nothing left can reach the n-th longest (nor tie with it earlier) */
 		if (nheap == want && sp->bound < w->heap[0])
@@ -434,13 +555,12 @@ sentence_hashes_compute(SentenceWork *w, const char *in, size_t len, int n,
 	if (ncands == 0)
 		return 0;
 
-	if (ncands > 1)
-		qsort(w->cands, ncands, sizeof(SentenceCandidate), cand_cmp);
+	sort_checked(w, w->cands, ncands, sizeof(SentenceCandidate), cand_cmp);
 	nresult = ncands < want ? ncands : want;
 	w->result = grow(w, w->result, &w->result_cap, nresult, sizeof(int64_t));
 	for (size_t i = 0; i < nresult; i++)
 		w->result[i] = (int64_t) w->cands[i].hash;
-	qsort(w->result, nresult, sizeof(int64_t), int64_cmp);
+	sort_checked(w, w->result, nresult, sizeof(int64_t), int64_cmp);
 	*hashes = w->result;
 	return nresult;
 }

@@ -25,9 +25,12 @@
  *
  * Work: the boundary scan reads every byte once and bounds each sentence's
  * length from above (ASCII letters and digits plus non-ASCII characters);
- * sentences are then tokenized longest bound first, and the scan stops as
- * soon as no remaining bound can reach the n-th longest length found, so
- * usually only a few sentences per text are tokenized and hashed.
+ * sentences are then tokenized longest bound first (taken from a heap, so
+ * only those tokenized are ordered), and the scan stops as soon as no
+ * remaining bound can reach the n-th longest length found, so usually only
+ * a few sentences per text are tokenized and hashed.  Memory: 24 bytes per
+ * sentence that may reach min_length, 32 more (and the hash set's 8 to 16)
+ * per distinct one tokenized; no sort uses a second array.
  */
 #ifndef SIMHASH_SENTENCES_H
 #define SIMHASH_SENTENCES_H
@@ -77,10 +80,20 @@ typedef struct SentenceWork
 	size_t		buf_cap;
 	int64_t    *result;
 	size_t		result_cap;
+	void		(*check) (void *arg);	/* called now and then (may be NULL) */
+	void	   *check_arg;
 } SentenceWork;
 
 extern void sentence_work_init(SentenceWork *w, SentenceReallocFn realloc_fn,
 							   void *arg);
+/*
+ * Have sentence_hashes_compute() call check(arg) at least every 16 MB of
+ * text scanned, every 1024 sentences and every 65536 tokens tokenized, and
+ * every 4096 elements a sort handles (the server checks for interrupts there; an error thrown
+ * from it leaves w usable).
+ */
+extern void sentence_work_set_check(SentenceWork *w, void (*check) (void *arg),
+									void *arg);
 /* Bytes held by the work space. */
 extern size_t sentence_work_size(const SentenceWork *w);
 extern void sentence_work_free(SentenceWork *w);

@@ -14,9 +14,22 @@
  * Linkage 'leader': no chaining.  Rows are taken in id order; a row joins
  * the group of the nearest earlier leader within max_distance (ties: the
  * least id), or else becomes a leader itself.  Every row is then within
- * max_distance of its group's leader, whose id is the group id.  The pairs
- * are sorted by their later row with tuplesort (spills to disk); one bit
- * per row records who is a leader.
+ * max_distance of its group's leader, whose id is the group id.
+ *
+ * Both linkages search for the star pairs only (core/rowpairs.h), which
+ * keeps runs of equal fingerprints linear: 20,000 identical rows give
+ * 19,999 pairs, not 200 million.  For 'connected' they link the same rows.
+ * For 'leader' the rows are first numbered in id order (a sort of (id,
+ * row), which spills to disk): with those numbers as keys, the least key of
+ * a run is its first row in id order, and a leader is always the first row
+ * of its run (the run's later rows are at distance 0 from it; and if the
+ * first row joins an earlier leader, that leader is within reach of all
+ * of them, so none of them leads).  Every pair that can decide a row, a
+ * row with an earlier leader, is therefore a star pair.  The pairs are
+ * sorted by their later row with tuplesort (spills to disk); one bit per
+ * row records who is a leader.  Temporary files: the ids, the (id, row)
+ * sort and the pairs' sort; with runs, at most about 40 bytes per row and
+ * per matching pair of distinct fingerprints' rows.
  *
  * Rows whose fingerprint is NULL are groups of their own.
  */
@@ -52,6 +65,8 @@ typedef struct GroupsState
 	/* connected */
 	DedupUnion *uf;
 	/* leader */
+	Tuplesortstate *order;		/* rows by (id, row), while reading */
+	TupleTableSlot *order_slot;
 	Tuplesortstate *sort;		/* pairs by later row */
 	TupleDesc	sort_desc;
 	TupleTableSlot *sort_slot;	/* to put pairs (virtual) */
@@ -64,6 +79,21 @@ groups_row(void *arg, uint64 row, Datum id, bool hash_isnull, Datum value)
 	GroupsState *st = (GroupsState *) arg;
 	uint64		hash = DatumGetSimhash64(value);
 
+	if (st->linkage == LINKAGE_LEADER)
+	{
+		/* numbered in id order once all are read (leader_number) */
+		TupleTableSlot *slot = st->order_slot;
+
+		ExecClearTuple(slot);
+		slot->tts_values[0] = id;
+		slot->tts_values[1] = Int64GetDatum((int64) row);
+		slot->tts_values[2] = Int64GetDatum((int64) hash);
+		slot->tts_isnull[0] = slot->tts_isnull[1] = false;
+		slot->tts_isnull[2] = hash_isnull;
+		ExecStoreVirtualTuple(slot);
+		tuplesort_puttupleslot(st->order, slot);
+		return;
+	}
 	dedup_ids_append(st->ids, id);
 	if (!hash_isnull)
 		pair_search_add(st->search, hash, row);
@@ -202,73 +232,95 @@ dedup_union_output(DedupUnion *u, DedupInput *in, DedupIds *ids,
 
 /* ---- leader ---- */
 
-/* the columns of the sorted pairs: later (id, row), distance, earlier (id, row) */
-#define LS_LATE_ID 1
-#define LS_LATE_ROW 2
-#define LS_DISTANCE 3
-#define LS_EARLY_ID 4
-#define LS_EARLY_ROW 5
+/* the sort of the rows read: (id, row, fingerprint) by (id, row) */
+static void
+leader_order_begin(GroupsState *st, int work_mem_kb)
+{
+	DedupInput *in = st->in;
+	TupleDesc	desc = CreateTemplateTupleDesc(3);
+	AttrNumber	att[2] = {1, 2};
+	Oid			ops[2] = {in->id_lt_opr, Int8LessOperator};
+	Oid			colls[2] = {in->id_collation, InvalidOid};
+	bool		nulls_first[2] = {false, false};
+
+	TupleDescInitEntry(desc, 1, "id", in->id_type, -1, 0);
+	TupleDescInitEntry(desc, 2, "row", INT8OID, -1, 0);
+	TupleDescInitEntry(desc, 3, "hash", INT8OID, -1, 0);
+	st->order_slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
+	st->order = tuplesort_begin_heap(desc, 2, att, ops, colls, nulls_first,
+									 work_mem_kb, NULL, TUPLESORT_NONE);
+}
+
+/*
+ * Number the rows read in id order (ties: reading order): the ids file and
+ * the search's keys by that number.
+ */
+static void
+leader_number(GroupsState *st)
+{
+	TupleTableSlot *slot = MakeSingleTupleTableSlot(st->order_slot->tts_tupleDescriptor,
+													&TTSOpsMinimalTuple);
+	uint64		n = 0;
+
+	tuplesort_performsort(st->order);
+	while (tuplesort_gettupleslot(st->order, true, false, slot, NULL))
+	{
+		if ((n & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		slot_getallattrs(slot);
+		dedup_ids_append(st->ids, slot->tts_values[0]);
+		if (!slot->tts_isnull[2])
+			pair_search_add(st->search, (uint64) DatumGetInt64(slot->tts_values[2]), n);
+		n++;
+	}
+	tuplesort_end(st->order);
+	st->order = NULL;
+	ExecDropSingleTupleTableSlot(slot);
+	ExecDropSingleTupleTableSlot(st->order_slot);
+}
+
+/* the columns of the sorted pairs: later row, distance, earlier row (in id order) */
+#define LS_LATE_ROW 1
+#define LS_DISTANCE 2
+#define LS_EARLY_ROW 3
 
 static void
 leader_emit(void *arg, const SimhashRowPair *pairs, size_t n)
 {
 	GroupsState *st = (GroupsState *) arg;
 	TupleTableSlot *slot = st->sort_slot;
-	MemoryContext old = MemoryContextSwitchTo(st->tmpcxt);
 
 	for (size_t i = 0; i < n; i++)
 	{
-		uint64		ra = pairs[i].a,
-					rb = pairs[i].b;
-		Datum		a = dedup_ids_fetch(st->ids, ra),
-					b = dedup_ids_fetch(st->ids, rb);
-		int			cmp = dedup_id_compare(st->in, a, b);
+		uint64		early = Min(pairs[i].a, pairs[i].b),
+					late = Max(pairs[i].a, pairs[i].b);
 
-		if (cmp > 0 || (cmp == 0 && ra > rb))
-		{
-			Datum		t = a;
-			uint64		tr = ra;
-
-			a = b;
-			b = t;
-			ra = rb;
-			rb = tr;
-		}
 		ExecClearTuple(slot);
-		slot->tts_values[LS_LATE_ID - 1] = b;
-		slot->tts_values[LS_LATE_ROW - 1] = Int64GetDatum((int64) rb);
+		slot->tts_values[LS_LATE_ROW - 1] = Int64GetDatum((int64) late);
 		slot->tts_values[LS_DISTANCE - 1] = Int32GetDatum(pairs[i].distance);
-		slot->tts_values[LS_EARLY_ID - 1] = a;
-		slot->tts_values[LS_EARLY_ROW - 1] = Int64GetDatum((int64) ra);
-		memset(slot->tts_isnull, 0, sizeof(bool) * 5);
+		slot->tts_values[LS_EARLY_ROW - 1] = Int64GetDatum((int64) early);
+		memset(slot->tts_isnull, 0, sizeof(bool) * 3);
 		ExecStoreVirtualTuple(slot);
 		tuplesort_puttupleslot(st->sort, slot);
-		MemoryContextReset(st->tmpcxt);
 	}
-	MemoryContextSwitchTo(old);
 }
 
 static void
 leader_begin(GroupsState *st, int work_mem_kb)
 {
-	DedupInput *in = st->in;
-	TupleDesc	desc = CreateTemplateTupleDesc(5);
-	AttrNumber	att[5] = {1, 2, 3, 4, 5};
-	Oid			ops[5] = {in->id_lt_opr, Int8LessOperator, Int4LessOperator,
-	in->id_lt_opr, Int8LessOperator};
-	Oid			colls[5] = {in->id_collation, InvalidOid, InvalidOid,
-	in->id_collation, InvalidOid};
-	bool		nulls_first[5] = {false, false, false, false, false};
+	TupleDesc	desc = CreateTemplateTupleDesc(3);
+	AttrNumber	att[3] = {1, 2, 3};
+	Oid			ops[3] = {Int8LessOperator, Int4LessOperator, Int8LessOperator};
+	Oid			colls[3] = {InvalidOid, InvalidOid, InvalidOid};
+	bool		nulls_first[3] = {false, false, false};
 
-	TupleDescInitEntry(desc, LS_LATE_ID, "late_id", in->id_type, -1, 0);
 	TupleDescInitEntry(desc, LS_LATE_ROW, "late_row", INT8OID, -1, 0);
 	TupleDescInitEntry(desc, LS_DISTANCE, "distance", INT4OID, -1, 0);
-	TupleDescInitEntry(desc, LS_EARLY_ID, "early_id", in->id_type, -1, 0);
 	TupleDescInitEntry(desc, LS_EARLY_ROW, "early_row", INT8OID, -1, 0);
 	st->sort_desc = desc;
 	st->sort_slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
 	st->read_slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
-	st->sort = tuplesort_begin_heap(desc, 5, att, ops, colls, nulls_first,
+	st->sort = tuplesort_begin_heap(desc, 3, att, ops, colls, nulls_first,
 									work_mem_kb, NULL, TUPLESORT_NONE);
 }
 
@@ -320,10 +372,13 @@ leader_output(GroupsState *st, uint64 nrows, ReturnSetInfo *rsinfo, int work_mem
 		member[late / 8] |= 1 << (late % 8);
 		ExecClearTuple(aslot);
 		aslot->tts_values[0] = Int64GetDatum(late);
-		aslot->tts_values[1] = slot->tts_values[LS_EARLY_ID - 1];
+		MemoryContextSwitchTo(st->tmpcxt);
+		aslot->tts_values[1] = dedup_ids_fetch(st->ids, (uint64) early);
+		MemoryContextSwitchTo(jobcxt);
 		aslot->tts_isnull[0] = aslot->tts_isnull[1] = false;
 		ExecStoreVirtualTuple(aslot);
 		tuplesort_puttupleslot(assigned, aslot);
+		MemoryContextReset(st->tmpcxt);
 	}
 	tuplesort_end(st->sort);
 	st->sort = NULL;
@@ -410,15 +465,20 @@ groups_job(FunctionCallInfo fcinfo, int id_type_arg, int max_distance_arg,
 									  ALLOCSET_DEFAULT_SIZES);
 	st.ids = dedup_ids_create(in.id_type);
 
-	/* leader: the pairs' sort gets a quarter of the budget, and so does the
-	 * sort of the assignments after it */
+	/* leader: the sort of the rows read gets a quarter of the budget, and so
+	 * do the pairs' sort and the sort of the assignments after it */
 	budget = in.budget;
 	sort_kb = Max((int) (in.budget / 4 / 1024), 64);
 	if (st.linkage == LINKAGE_LEADER)
 		budget -= in.budget / 4;
 	st.search = pair_search_create(&in.blocks, budget, in.reltuples, &progress);
+	pair_search_set_star(st.search);
+	if (st.linkage == LINKAGE_LEADER)
+		leader_order_begin(&st, sort_kb);
 
 	nrows = dedup_read(&in, groups_row, &st);
+	if (st.linkage == LINKAGE_LEADER)
+		leader_number(&st);
 	if (nrows >= PG_UINT32_MAX)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),

@@ -259,11 +259,12 @@ build_tables(BuildShared *sh, const uint64 *hashes, ItemPointerData *tids, int p
 			smgr = simhash_smgropen(sh->rnode);
 		for (uint32 i = 0; i < w.npages; i++)
 		{
-			Page		page = (Page) (w.mem + (Size) i * BLCKSZ);
+			PGIOAlignedBlock io;	/* smgrextend() wants I/O alignment */
 
-			PageSetChecksumInplace(page, base + i);
+			memcpy(io.data, w.mem + (Size) i * BLCKSZ, BLCKSZ);
+			PageSetChecksumInplace((Page) io.data, base + i);
 			/* logged: fsynced at the end; else at the next checkpoint */
-			smgrextend(smgr, MAIN_FORKNUM, base + i, page, sh->use_wal);
+			smgrextend(smgr, MAIN_FORKNUM, base + i, io.data, sh->use_wal);
 		}
 		mem = w.mem;
 		memcap = w.memcap;

@@ -41,6 +41,13 @@ PG_FUNCTION_INFO_V1(minhash_lsh_params);
 
 #define BATCH 1024
 
+/* minhash_char_text()'s hook: long texts' normalisation can be cancelled */
+static void
+minhash_interrupts(void)
+{
+	CHECK_FOR_INTERRUPTS();
+}
+
 /* ---- signatures as varlena values ---- */
 
 /*
@@ -356,6 +363,7 @@ minhash_text(PG_FUNCTION_ARGS)
 
 	simhash_text_utf8(t, &data, &len);
 	st = text_state(fcinfo, len);
+	minhash_check_hook = minhash_interrupts;
 	minhash_shingler_init(&shingler, params.n_gram_type, params.n_gram,
 						  (uint64) params.seed, data, len, st->buf, st->ring);
 	minhash_sketch_init(&sketch, st->slots, params.permutations, (uint64) params.seed);
@@ -458,12 +466,41 @@ typedef struct HashSet
 	size_t		cap;
 } HashSet;
 
+/* most hashes a set holds: one allocation of at most MaxAllocSize (1 GB) */
+#define HASHSET_MAX_CAP (MaxAllocSize / sizeof(uint64))
+/* most distinct hashes a set keeps: at most half of the largest set */
+#define HASHSET_MAX_DISTINCT ((size_t) 1 << 26)
+
+/* the hash set's sort lets the query be cancelled */
+static void
+hashset_interrupts(void *arg)
+{
+	CHECK_FOR_INTERRUPTS();
+}
+
+/* reduce the set to its distinct hashes: 54000 if more than HASHSET_MAX_DISTINCT */
+static void
+hashset_reduce(HashSet *s)
+{
+	s->n = minhash_hash_set(s->h, s->n, hashset_interrupts, NULL);
+	if (s->n > HASHSET_MAX_DISTINCT)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("jaccard: more than %zu distinct shingles in one value",
+						HASHSET_MAX_DISTINCT),
+				 errdetail("The exact Jaccard similarity keeps the distinct shingle hashes of each value, 8 bytes each, in at most 1 GB."),
+				 errhint("Compare MinHash signatures (minhash_jaccard), or use a larger n_gram or term shingles.")));
+}
+
 /*
  * append n hashes to the set; when it is full, it is first reduced to its
  * distinct hashes, and grows only if they fill more than half of it, so that
  * its size stays within 2 x (distinct hashes + n) however often a shingle
  * repeats (each reduction sorts at most cap hashes, after at least cap / 2
- * appends: the sorting stays linear-logarithmic in the appended hashes)
+ * appends: the sorting stays linear-logarithmic in the appended hashes).
+ * The set is one allocation of at most 1 GB (HASHSET_MAX_CAP hashes, twice
+ * HASHSET_MAX_DISTINCT): more distinct hashes are an error (54000) at the
+ * reduction that finds them.
  */
 static void
 hashset_add(HashSet *s, const uint64 *h, size_t n)
@@ -473,10 +510,10 @@ hashset_add(HashSet *s, const uint64 *h, size_t n)
 	if (s->n + n > s->cap)
 	{
 		if (s->h != NULL)
-			s->n = minhash_hash_set(s->h, s->n);
+			hashset_reduce(s);
 		if (s->n + n > s->cap / 2)
 		{
-			s->cap = Max(s->cap * 2, (s->n + n) * 2);
+			s->cap = Min(Max(s->cap * 2, (s->n + n) * 2), HASHSET_MAX_CAP);
 			s->h = s->h ? repalloc_huge(s->h, s->cap * sizeof(uint64)) :
 				MemoryContextAllocHuge(CurrentMemoryContext, s->cap * sizeof(uint64));
 		}
@@ -501,13 +538,15 @@ text_shingle_set(text *t, int type, int n_gram, HashSet *set)
 	buf = MemoryContextAllocHuge(CurrentMemoryContext, minhash_bufsize(len));
 	set->h = NULL;
 	set->n = set->cap = 0;
+	minhash_check_hook = minhash_interrupts;
 	minhash_shingler_init(&shingler, type, n_gram, 0, data, len, buf, ring);
 	while ((n = minhash_shingler_next(&shingler, batch, NULL, BATCH)) > 0)
 	{
 		hashset_add(set, batch, n);
 		CHECK_FOR_INTERRUPTS();
 	}
-	set->n = minhash_hash_set(set->h, set->n);
+	if (set->h != NULL)
+		hashset_reduce(set);
 	pfree(buf);
 	pfree(ring);
 }
@@ -561,7 +600,8 @@ array_shingle_set(ArrayType *arr, HashSet *set)
 	set->h = NULL;
 	set->n = set->cap = 0;
 	simhash_array_hashes(arr, element_hash_unseeded, hashset_sink, set);
-	set->n = minhash_hash_set(set->h, set->n);
+	if (set->h != NULL)
+		hashset_reduce(set);
 }
 
 /* jaccard(a text[], b text[]): of the sets of non-NULL elements */
@@ -616,6 +656,7 @@ minhash_shingles(PG_FUNCTION_ARGS)
 	{
 		if (pass == 1)
 			simhash_textarray_allocate(&arr);
+		minhash_check_hook = minhash_interrupts;
 		minhash_shingler_init(&shingler, type, n_gram, 0, data, len, buf, ring);
 		while ((n = minhash_shingler_next(&shingler, batch, spans, BATCH)) > 0)
 		{

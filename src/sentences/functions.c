@@ -8,6 +8,7 @@
 #include "simhash.h"
 
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/memutils.h"
 
@@ -32,6 +33,13 @@ sentence_realloc(void *arg, void *ptr, size_t size)
 	if (ptr == NULL)
 		return MemoryContextAllocHuge((MemoryContext) arg, size);
 	return repalloc_huge(ptr, size);
+}
+
+/* the sentence scan and its sorts let the query be cancelled */
+static void
+sentence_interrupts(void *arg)
+{
+	CHECK_FOR_INTERRUPTS();
 }
 
 /*
@@ -69,6 +77,7 @@ sentence_hashes(PG_FUNCTION_ARGS)
 	{
 		w = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(SentenceWork));
 		sentence_work_init(w, sentence_realloc, fcinfo->flinfo->fn_mcxt);
+		sentence_work_set_check(w, sentence_interrupts, NULL);
 		fcinfo->flinfo->fn_extra = w;
 	}
 	count = sentence_hashes_compute(w, data, len, n, min_length, &hashes);

@@ -65,6 +65,7 @@ struct PairSearch
 	int			parts_done;
 	int			parts_total;
 	uint64		spilled_bytes;	/* written to temporary files */
+	bool		star;			/* star pairs only (pair_search_set_star) */
 	/* the budget's setting, for messages: NULL is maintenance_work_mem */
 	const char *budget_name;
 	const char *budget_hint;
@@ -89,6 +90,12 @@ pair_search_set_budget_name(PairSearch *s, const char *name, const char *setting
 {
 	s->budget_name = name;
 	s->budget_hint = settings;
+}
+
+void
+pair_search_set_star(PairSearch *s)
+{
+	s->star = true;
 }
 
 uint64
@@ -235,7 +242,7 @@ search_memory(PairSearch *s, uint64 *hash, uint64 *key, size_t n,
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("%s: too many rows to search at once", s->progress->fname)));
-	if (pair_search_parallel(s->b, hash, key, n, lo, hi, exact, budget, fn, arg,
+	if (pair_search_parallel(s->b, hash, key, n, lo, hi, exact, s->star, budget, fn, arg,
 							  &s->npairs, s->progress))
 		return;
 	dedup_clock_start(&clock);
@@ -243,6 +250,8 @@ search_memory(PairSearch *s, uint64 *hash, uint64 *key, size_t n,
 	pairs = palloc(sizeof(SimhashRowPair) * PAIR_SEARCH_BATCH);
 	work = simhash_alloc_huge(CurrentMemoryContext, SIMHASH_ROW_PAIRS_WORK(n));
 	simhash_row_pairs_begin(r, s->b, hash, key, n, work, lo, hi, exact);
+	if (s->star)
+		simhash_row_pairs_star(r);
 	dedup_phase(&clock, "search: sort");
 	s->npairs += pair_search_drain(r, pairs, fn, arg);
 	dedup_phase(&clock, "search: search");

@@ -38,6 +38,15 @@ extern void pair_search_set_budget_name(PairSearch *s, const char *name,
 										const char *settings);
 
 /*
+ * Pass only the star pairs (core/rowpairs.h: in each run of equal
+ * fingerprints its least key with the others; for each matching pair of
+ * runs, each run's least key with the other's greater keys): as many pairs
+ * as rows for a run of equal fingerprints instead of their square.  The
+ * keys must be distinct.
+ */
+extern void pair_search_set_star(PairSearch *s);
+
+/*
  * Find every pair within max_distance once, holding at most budget bytes
  * (which may be less than at creation), and pass them to fn in batches.
  */

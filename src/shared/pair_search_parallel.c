@@ -106,6 +106,7 @@ typedef struct DedupParallelShared
 	SimhashBlocks blocks;
 	uint64		n;				/* rows */
 	bool		exact;			/* the first unit pairs equal fingerprints */
+	bool		star;			/* star pairs only (core/rowpairs.h) */
 	int			nunits;
 	int			unit_lo[64];	/* unit u: tables unit_lo[u] .. unit_hi[u] - 1 */
 	int			unit_hi[64];
@@ -258,6 +259,8 @@ participate(DedupParallelShared *sh, const DedupParallelRows *rows,
 								 rows->start, sh->n, rows->m, rows->h, rows->scratch,
 								 sh->unit_lo[u], sh->unit_hi[u],
 								 sh->exact && u == 0);
+		if (sh->star)
+			simhash_row_pairs_star(r);
 		npairs += pair_search_drain(r, pairs, fn, arg);
 	}
 	pfree(pairs);
@@ -582,7 +585,7 @@ plan_workers(size_t n, int nunits, Size budget)
 
 bool
 pair_search_parallel(const SimhashBlocks *b, uint64 *hash, uint64 *key,
-					  size_t n, int lo, int hi, bool exact, Size budget,
+					  size_t n, int lo, int hi, bool exact, bool star, Size budget,
 					  PairSearchFn fn, void *arg, uint64 *npairs,
 					  DedupProgress *progress)
 {
@@ -625,6 +628,7 @@ pair_search_parallel(const SimhashBlocks *b, uint64 *hash, uint64 *key,
 	sh->blocks = *b;
 	sh->n = n;
 	sh->exact = exact;
+	sh->star = star;
 	sh->nunits = nunits;
 	memcpy(sh->unit_lo, unit_lo, sizeof(unit_lo));
 	memcpy(sh->unit_hi, unit_hi, sizeof(unit_hi));

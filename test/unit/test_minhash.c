@@ -657,14 +657,74 @@ test_jaccard(void)
 {
 	uint64_t	a[] = {5, 1, 3, 3, 9, 1},
 				b[] = {3, 4, 5, 5};
-	size_t		na = minhash_hash_set(a, 6),
-				nb = minhash_hash_set(b, 4);
+	size_t		na = minhash_hash_set(a, 6, NULL, NULL),
+				nb = minhash_hash_set(b, 4, NULL, NULL);
 
 	CHECK(na == 4 && nb == 3, "distinct counts %zu %zu", na, nb);
 	CHECK(fabs(minhash_set_jaccard(a, na, b, nb) - 2.0 / 5.0) < 1e-12, "J = 2/5");
 	CHECK(minhash_set_jaccard(a, 0, b, 0) == 0.0, "both empty: 0");
 	CHECK(minhash_set_jaccard(a, na, a, na) == 1.0, "same: 1");
 	CHECK(minhash_set_jaccard(a, na, b, 0) == 0.0, "one empty: 0");
+}
+
+static int
+u64_order(const void *pa, const void *pb)
+{
+	uint64_t	x = *(const uint64_t *) pa,
+				y = *(const uint64_t *) pb;
+
+	return (x > y) - (x < y);
+}
+
+/* minhash_hash_set's check: counts its calls */
+static void
+count_checks(void *arg)
+{
+	(*(size_t *) arg)++;
+}
+
+/*
+ * The hash set's in-place radix sort against qsort and a deduplication by
+ * hand: sizes around its small-bucket and check thresholds, values spread,
+ * few distinct, sharing their high bytes, all equal; and the check called
+ * at least once per million values.
+ */
+static void
+test_hash_set_sort(void)
+{
+	static const size_t sizes[] = {0, 1, 2, 31, 32, 33, 257, 5000, 100000, 3000000};
+
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+		for (int shape = 0; shape < 4; shape++)
+		{
+			size_t		n = sizes[si],
+						want = 0,
+						got,
+						checks = 0;
+			uint64_t   *a = malloc((n + 1) * sizeof(uint64_t)),
+					   *r = malloc((n + 1) * sizeof(uint64_t));
+
+			for (size_t i = 0; i < n; i++)
+			{
+				uint64_t	x = next();
+
+				a[i] = shape == 0 ? x :
+					shape == 1 ? x % 97 :
+					shape == 2 ? (UINT64_C(0xABCDEF) << 40) | (x & 0xFFFFF) :
+					UINT64_C(42);
+			}
+			memcpy(r, a, n * sizeof(uint64_t));
+			qsort(r, n, sizeof(uint64_t), u64_order);
+			for (size_t i = 0; i < n; i++)
+				if (i == 0 || r[i] != r[i - 1])
+					r[want++] = r[i];
+			got = minhash_hash_set(a, n, count_checks, &checks);
+			CHECK(got == want && memcmp(a, r, want * sizeof(uint64_t)) == 0,
+				  "hash set of %zu values, shape %d: %zu distinct (want %zu)", n, shape, got, want);
+			CHECK(checks >= n / 1048576, "hash set of %zu values, shape %d: %zu checks", n, shape, checks);
+			free(a);
+			free(r);
+		}
 }
 
 static void
@@ -698,6 +758,7 @@ main(void)
 	test_bands();
 	test_header();
 	test_jaccard();
+	test_hash_set_sort();
 	test_lsh();
 	return unit_report("test_minhash");
 }

@@ -4,7 +4,9 @@
  * clusters, exact duplicates, all-identical rows, chains; the whole search
  * and the split search of the table-scale jobs (rows split by bits of each
  * group's block, each part searched with that group's tables); one sort
- * shared by a search per group (the parallel jobs).  Prints
+ * shared by a search per group (the parallel jobs); the star pairs (each
+ * run's least key with the others) against the reference's pairs whose
+ * lesser key is the least of its run.  Prints
  * "test_rowpairs: N passed, N failed".
  */
 #include "rowpairs.h"
@@ -66,6 +68,36 @@ brute(const uint64_t *h, const uint64_t *key, size_t n, int k, SimhashRowPair *o
 	return np;
 }
 
+/* star pairs only (simhash_row_pairs_star()) in search() and search_shared() */
+static bool star_mode;
+
+/*
+ * The star pairs among the reference's (canonical: a < b): those whose
+ * lesser key is the least key of its fingerprint's rows.  Returns their
+ * number, kept in place and in order.
+ */
+static size_t
+star_filter(const uint64_t *h, const uint64_t *key, size_t n, SimhashRowPair *p, size_t np)
+{
+	size_t		kept = 0;
+
+	for (size_t i = 0; i < np; i++)
+	{
+		uint64_t	ha = 0,
+					least = UINT64_MAX;
+
+		for (size_t r = 0; r < n; r++)
+			if (key[r] == p[i].a)
+				ha = h[r];
+		for (size_t r = 0; r < n; r++)
+			if (h[r] == ha && key[r] < least)
+				least = key[r];
+		if (least == p[i].a)
+			p[kept++] = p[i];
+	}
+	return kept;
+}
+
 /* run the search on copies of rows (hash, key); append to out */
 static size_t
 search(const SimhashBlocks *b, const uint64_t *h, const uint64_t *key, size_t n,
@@ -81,6 +113,8 @@ search(const SimhashBlocks *b, const uint64_t *h, const uint64_t *key, size_t n,
 	memcpy(hc, h, n * 8);
 	memcpy(kc, key, n * 8);
 	simhash_row_pairs_begin(r, b, hc, kc, n, work, lo, hi, exact);
+	if (star_mode)
+		simhash_row_pairs_star(r);
 	while (!simhash_row_pairs_done(r) && calls++ < 10000000)
 	{
 		/* small batches, to exercise resumption */
@@ -129,6 +163,8 @@ search_shared(const SimhashBlocks *b, const uint64_t *h, const uint64_t *key,
 		simhash_table_group(b, g, &lo, &hi);
 		simhash_row_pairs_attach(r, b, r0->keys, r0->uniq, r0->start, r0->n, r0->m,
 								 fa_keys, fa_tmp, lo, hi, g == 0);
+		if (star_mode)
+			simhash_row_pairs_star(r);
 		while (!simhash_row_pairs_done(r) && calls++ < 10000000 && np < cap)
 			np += simhash_row_pairs_next(r, out + np, cap - np);
 	}
@@ -347,13 +383,17 @@ check_rows(const char *name, const uint64_t *h, const uint64_t *key, size_t n)
 
 		simhash_blocks_init(&b, configs[c][0], configs[c][1]);
 		nwant = brute(h, key, n, b.max_distance, want);
+		if (star_mode)
+			nwant = star_filter(h, key, n, want, nwant);
 
-		snprintf(what, sizeof(what), "%s blocks %d k %d whole", name, b.nblocks, b.max_distance);
+		snprintf(what, sizeof(what), "%s%s blocks %d k %d whole", name,
+				 star_mode ? " star" : "", b.nblocks, b.max_distance);
 		ngot = search(&b, h, key, n, 0, b.ntables, true, got, cap);
 		compare(what, got, ngot, want, nwant);
 
 		/* one sort shared by a search per group (as the parallel jobs do) */
-		snprintf(what, sizeof(what), "%s blocks %d k %d shared", name, b.nblocks, b.max_distance);
+		snprintf(what, sizeof(what), "%s%s blocks %d k %d shared", name,
+				 star_mode ? " star" : "", b.nblocks, b.max_distance);
 		ngot = search_shared(&b, h, key, n, got, cap);
 		compare(what, got, ngot, want, nwant);
 
@@ -385,20 +425,18 @@ check_rows(const char *name, const uint64_t *h, const uint64_t *key, size_t n)
 			free(ph);
 			free(pk);
 		}
-		snprintf(what, sizeof(what), "%s blocks %d k %d split", name, b.nblocks, b.max_distance);
+		snprintf(what, sizeof(what), "%s%s blocks %d k %d split", name,
+				 star_mode ? " star" : "", b.nblocks, b.max_distance);
 		compare(what, got, ngot, want, nwant);
 	}
 	free(want);
 	free(got);
 }
 
-int
-main(void)
+/* the rows of main()'s cases, searched for all pairs and for star pairs */
+static void
+check_cases(uint64_t *h, uint64_t *key, size_t n)
 {
-	size_t		n = 1500;
-	uint64_t   *h = malloc(n * 8),
-			   *key = malloc(n * 8);
-
 	unit_seed(20261122);
 
 	/* random rows, planted clusters within 0..4 bits, exact copies */
@@ -418,13 +456,29 @@ main(void)
 			h[i] = next();
 	}
 	check_rows("planted", h, key, n);
-	check_buckets("planted", h, key, n);
+	if (!star_mode)
+		check_buckets("planted", h, key, n);
+
+	/* runs of equal fingerprints next to each other, keys in no order */
+	for (size_t i = 0; i < 300; i++)
+	{
+		key[i] = (i * 2654435761u) % 1000003;
+		h[i] = UINT64_C(0x0123456789ABCDEF) ^ (UINT64_C(1) << (i % 5 * 11)) ^
+			(i % 7 == 0 ? UINT64_C(0xF0000) : 0);
+		if (i % 5 == 4)
+			h[i] = UINT64_C(0x0123456789ABCDEF);
+	}
+	check_rows("runs", h, key, 300);
 
 	/* all identical */
 	for (size_t i = 0; i < 60; i++)
+	{
+		key[i] = i * 7919 + 11;
 		h[i] = UINT64_C(0xDEADBEEF00112233);
+	}
 	check_rows("identical", h, key, 60);
-	check_buckets("identical", h, key, 60);
+	if (!star_mode)
+		check_buckets("identical", h, key, 60);
 
 	/* a chain: each one bit from the previous, so the ends are far apart */
 	h[0] = next();
@@ -435,6 +489,43 @@ main(void)
 	/* nothing to pair */
 	check_rows("one row", h, key, 1);
 	check_rows("no rows", h, key, 0);
+}
+
+int
+main(void)
+{
+	size_t		n = 1500;
+	uint64_t   *h = malloc(n * 8),
+			   *key = malloc(n * 8);
+
+	check_cases(h, key, n);
+	star_mode = true;
+	check_cases(h, key, n);
+
+	/* star pairs of 20,000 identical rows: one per row but the first */
+	{
+		size_t		big = 20000,
+					np = 0;
+		uint64_t   *bh = malloc(big * 8),
+				   *bk = malloc(big * 8);
+		SimhashRowPair *out = malloc(big * sizeof(SimhashRowPair));
+		SimhashBlocks b;
+		bool		least = true;
+
+		for (size_t i = 0; i < big; i++)
+		{
+			bh[i] = UINT64_C(0x0123456789ABCDEF);
+			bk[i] = big - i;
+		}
+		simhash_blocks_init(&b, 4, 3);
+		np = search(&b, bh, bk, big, 0, b.ntables, true, out, big);
+		for (size_t i = 0; i < np; i++)
+			least = least && out[i].a == 1 && out[i].distance == 0;
+		CHECK(np == big - 1 && least, "20000 identical rows: %zu star pairs, all with key 1", np);
+		free(bh);
+		free(bk);
+		free(out);
+	}
 
 	free(h);
 	free(key);

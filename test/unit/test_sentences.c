@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -331,6 +332,19 @@ test_random(int rounds)
 	CHECK(bad == 0, "%d of %d random texts differ from the reference", bad, rounds);
 }
 
+/* the work space's check: counts its calls; jumps out at the call numbered stop_at */
+static size_t checks;
+static size_t stop_at;
+static jmp_buf stop_jump;
+
+static void
+count_check(void *arg)
+{
+	(void) arg;
+	if (++checks == stop_at)
+		longjmp(stop_jump, 1);
+}
+
 int
 main(void)
 {
@@ -454,6 +468,35 @@ main(void)
 		kg = sentence_hashes_compute(&work, big, len, INT_MAX, 1, &got);
 		CHECK(kw == 7000 && kg == kw && memcmp(want, got, kg * sizeof(int64_t)) == 0,
 			  "10,000 sentences, n INT_MAX: %zu, reference %zu", kg, kw);
+
+		/*
+		 * with a check: the same results (sorts of more than 4096 elements
+		 * are heapsorts then), the check called; a call it leaves midway
+		 * (an interrupt) leaves the work space usable
+		 */
+		sentence_work_set_check(&work, count_check, NULL);
+		for (int round = 0; round < 2; round++)
+		{
+			kw = reference(big, len, round == 0 ? 5000 : INT_MAX, 1, want);
+			checks = 0;
+			kg = sentence_hashes_compute(&work, big, len, round == 0 ? 5000 : INT_MAX, 1, &got);
+			CHECK(kg == kw && memcmp(want, got, kg * sizeof(int64_t)) == 0 && checks >= 10,
+				  "with a check, n %s: %zu, reference %zu, %zu checks",
+				  round == 0 ? "5000" : "INT_MAX", kg, kw, checks);
+		}
+		checks = 0;
+		stop_at = 5;
+		if (setjmp(stop_jump) == 0)
+		{
+			sentence_hashes_compute(&work, big, len, INT_MAX, 1, &got);
+			CHECK(false, "the check's jump left the computation");
+		}
+		stop_at = 0;
+		kw = reference(big, len, INT_MAX, 1, want);
+		kg = sentence_hashes_compute(&work, big, len, INT_MAX, 1, &got);
+		CHECK(kg == kw && memcmp(want, got, kg * sizeof(int64_t)) == 0,
+			  "after a computation left midway: %zu, reference %zu", kg, kw);
+		sentence_work_set_check(&work, NULL, NULL);
 		free(big);
 		free(want);
 	}
