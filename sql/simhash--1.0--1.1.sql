@@ -858,7 +858,7 @@ COMMENT ON VIEW simhash_progress IS 'running simhash_pairs and simhash_groups jo
 GRANT SELECT ON simhash_progress TO PUBLIC;
 
 --------------------------------------------------------------------------
--- issue #28: the simhash_distance grid described as support objects
+-- the simhash_distance grid described as support objects
 --------------------------------------------------------------------------
 
 -- descriptions of the grid and of simhash64's comparisons, in PostgreSQL's
