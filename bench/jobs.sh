@@ -1,0 +1,47 @@
+# bench/jobs.sh: sourced by bench/dedup.sh and bench/scale.sh (after
+# test/lib.sh and start_cluster), the harness for one long statement:
+#   job SETTINGS QUERY  run SETTINGS then QUERY (psql \timing) in a fresh
+#                       connection; prints "ms peak_kB result": peak_kB is
+#                       the peak of the anonymous memory (RssAnon: private,
+#                       not shared buffers) summed over the server's
+#                       processes (the backend and its parallel workers),
+#                       sampled every 20 ms, minus that sum before the call
+#   temp_bytes          pg_stat_database.temp_bytes of the current database
+#   median              the median of the numbers on stdin, one a line
+server_anon_kb() {
+	local pm pids
+	pm=$(head -1 "$SIMHASH_TMP/data/postmaster.pid")
+	pids=$(pgrep -P "$pm" | sed 's|.*|/proc/&/status|' || true)
+	# shellcheck disable=SC2086
+	{ grep -h '^RssAnon' $pids 2>/dev/null || true; } | awk '{s += $2} END {print s + 0}'
+}
+job() {
+	local settings=$1 query=$2 out base peak=0 v ms res cli
+	out=$SIMHASH_TMP/job.out
+	rm -f "$SIMHASH_TMP/job.ready"
+	base=$(server_anon_kb)
+	( psql -X -q -v ON_ERROR_STOP=1 -At <<SQL
+$settings
+SELECT 1 \g $SIMHASH_TMP/job.ready
+\timing on
+$query
+SQL
+	) >"$out" 2>&1 &
+	cli=$!
+	while [ ! -s "$SIMHASH_TMP/job.ready" ] && kill -0 $cli 2>/dev/null; do sleep 0.01; done
+	base=$(server_anon_kb)
+	while kill -0 $cli 2>/dev/null; do
+		v=$(server_anon_kb)
+		[ "${v:-0}" -gt "$peak" ] && peak=$v
+		sleep 0.02
+	done
+	wait $cli || true
+	res=$({ grep -v '^Time:' "$out" || true; } | tail -1)
+	ms=$(grep -oE 'Time: [0-9.]+' "$out" | tail -1 | awk '{print $2}')
+	echo "${ms:-0} $((peak > base ? peak - base : 0)) $res"
+}
+temp_bytes() {
+	psql -X -q -At -c "SELECT pg_stat_force_next_flush()" \
+		-c "SELECT temp_bytes FROM pg_stat_database WHERE datname = current_database()" | tail -1
+}
+median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
