@@ -5,7 +5,8 @@
 #                       the peak of the anonymous memory (RssAnon: private,
 #                       not shared buffers) summed over the server's
 #                       processes (the backend and its parallel workers),
-#                       sampled every 20 ms, minus that sum before the call
+#                       sampled every 20 ms, minus that sum before the call;
+#                       result is the output's last line or its first error
 #   temp_bytes          pg_stat_database.temp_bytes of the current database
 #   median              the median of the numbers on stdin, one a line
 server_anon_kb() {
@@ -36,7 +37,8 @@ SQL
 		sleep 0.02
 	done
 	wait $cli || true
-	res=$({ grep -v '^Time:' "$out" || true; } | tail -1)
+	# the result's last line, or the first error
+	res=$({ grep -m1 '^ERROR' "$out" || grep -v '^Time:' "$out" || true; } | tail -1)
 	ms=$(grep -oE 'Time: [0-9.]+' "$out" | tail -1 | awk '{print $2}')
 	echo "${ms:-0} $((peak > base ? peak - base : 0)) $res"
 }

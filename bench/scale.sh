@@ -26,10 +26,10 @@
 #   r3/r6 warm    the same after a warm-up pass; median and p99 of the
 #                 Execution Time of EXPLAIN (ANALYZE, BUFFERS, TIMING OFF),
 #                 and the median of shared buffers touched (hit + read)
-#   knn           ORDER BY h <~> q LIMIT 10, 200 queries, warm
+#   knn           ORDER BY h <~> q LIMIT 10, 200 queries (SCALE_KNN_QUERIES), warm
 #   pairs/groups  simhash_pairs and simhash_groups (k = 3), with
-#                 maintenance_work_mem of 64 bytes a row (in memory, at
-#                 least 64MB, at most 8GB) and of 4 bytes a row (spilling)
+#                 maintenance_work_mem of 128 bytes a row (in memory, at
+#                 least 64MB, at most 8GB) and of 8 bytes a row (spilling)
 #   join 1M       SELECT count(*) FROM news n JOIN docs c ON c.h <~> n.h <= 3,
 #                 1M new rows (half 2 bits from a corpus row), work_mem 40
 #                 bytes per input row; the plan's join node is noted
@@ -58,6 +58,7 @@ for n in $SIZES; do
 	fi
 done
 TXNS=${SCALE_TXNS:-20000}
+KNNQ=${SCALE_KNN_QUERIES:-200}
 PARTS=" ${SCALE_PARTS:-lookups dedup joins cancel inserts vacuum} "
 part() { [[ $PARTS == *" $1 "* ]]; }
 REPORT=bench/data/scale_report.txt
@@ -128,7 +129,7 @@ SELECT op, to_char(n, 'FM999,999,999') AS n, round(ms::numeric, CASE WHEN ms < 1
 FROM g ORDER BY min(o) OVER (PARTITION BY op), n;
 SQL
 	echo "load average now: $(cut -d' ' -f1-3 /proc/loadavg); cost: ns per row of the corpus (join 1M: per row of corpus + 1M),"
-	echo "ms per query (lookups: the median or p99 of 1,000; knn: of 200), ms per insert (1 / rows per second per client);"
+	echo "ms per query (lookups: the median or p99 of 1,000; knn: of $KNNQ), ms per insert (1 / rows per second per client);"
 	echo "x first N, x prev N: the cost against the first and the previous N (!: above 1.5); peak_mb: server processes'"
 	echo "anonymous memory above the start (bench/jobs.sh); temp_mb: temporary file bytes (pg_stat_database)"
 }
@@ -191,8 +192,9 @@ SQL
 	sql -c "ANALYZE docs"
 
 	# maintenance_work_mem of the dedup jobs (in memory, spilling), work_mem of the joins
-	MEM=$(( N * 64 < 67108864 ? 67108864 : (N * 64 > 8589934592 ? 8589934592 : N * 64) ))
-	SPILL=$(( N * 4 < 1048576 ? 1048576 : N * 4 ))
+	# (simhash_groups' connected linkage needs about 5.5 bytes a row at least)
+	MEM=$(( N * 128 < 67108864 ? 67108864 : (N * 128 > 8589934592 ? 8589934592 : N * 128) ))
+	SPILL=$(( N * 8 < 1048576 ? 1048576 : N * 8 ))
 	WMJ=$(mb $(( (N + 1000000) * 40 )))
 	WMS=$(mb $(( N * 40 )))
 
@@ -201,12 +203,12 @@ SQL
 		for r in 3 6; do
 			step "N=$N: r$r cold ($COLD)"
 			restart_cold
-			sql -c "SELECT lookups('r$r cold', $r, 1000)"
+			sql -o /dev/null -c "SELECT lookups('r$r cold', $r, 1000)"
 		done
 		step "N=$N: lookups warm"
-		sql -c "SELECT lookups(NULL, 3, 1000)" -c "SELECT lookups('r3 warm', 3, 1000)" \
+		sql -o /dev/null -c "SELECT lookups(NULL, 3, 1000)" -c "SELECT lookups('r3 warm', 3, 1000)" \
 			-c "SELECT lookups(NULL, 6, 1000)" -c "SELECT lookups('r6 warm', 6, 1000)" \
-			-c "SELECT lookups(NULL, NULL, 200)" -c "SELECT lookups('knn warm', NULL, 200)"
+			-c "SELECT lookups(NULL, NULL, $KNNQ)" -c "SELECT lookups('knn warm', NULL, $KNNQ)"
 		while IFS='|' read -r label med p99 bufs rows; do
 			record "$N" "$label median" "$med" query 0 0 "buffers $bufs (median), rows $rows (mean)"
 			record "$N" "$label p99" "$p99" query 0 0 ""
