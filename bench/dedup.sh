@@ -30,7 +30,7 @@ measure() {
 	step "$name"
 	t0=$(temp_bytes)
 	for r in $(seq "$RUNS"); do
-		read -r ms peak out < <(job "SET maintenance_work_mem = '$mwm';" "$query")
+		read -r ms peak _ out < <(job "SET maintenance_work_mem = '$mwm';" "$query")
 		times="$times$ms"$'\n'
 		[ "$peak" -gt "$kb" ] && kb=$peak
 		res=$out

@@ -84,27 +84,27 @@ restart_cold() {
 	(echo 3 >/proc/sys/vm/drop_caches) 2>/dev/null || true
 }
 sql -d postgres <<'SQL'
-CREATE TABLE res (n bigint, o int, op text, ms float8, basis text, peak_kb bigint, temp_bytes bigint, note text);
+CREATE TABLE res (n bigint, o int, op text, ms float8, basis text, peak_kb bigint, temp_bytes bigint, note text, cpu_ms float8);
 SQL
 O=0
-# record N OP MS BASIS PEAK_KB TEMP_BYTES NOTE (BASIS: row, query or insert)
+# record N OP MS BASIS PEAK_KB TEMP_BYTES NOTE [CPU_MS] (BASIS: row, query or insert)
 record() {
 	O=$((O + 1))
 	psql -X -q -d postgres -v ON_ERROR_STOP=1 -v n="$1" -v o="$O" -v op="$2" -v ms="$3" -v basis="$4" \
-		-v kb="$5" -v tb="$6" -v note="$7" \
-		<<<"INSERT INTO res VALUES (:n, :o, :'op', :ms, :'basis', :kb, :tb, nullif(:'note', ''))"
+		-v kb="$5" -v tb="$6" -v note="$7" -v cpu="${8:-NULL}" \
+		<<<"INSERT INTO res VALUES (:n, :o, :'op', :ms, :'basis', :kb, :tb, nullif(:'note', ''), :cpu)"
 }
 # measured N OP BASIS SETTINGS QUERY [NOTE]: one job, recorded
 measured() {
-	local n=$1 op=$2 basis=$3 settings=$4 query=$5 note=${6:-} t0 t1 ms kb out
+	local n=$1 op=$2 basis=$3 settings=$4 query=$5 note=${6:-} t0 t1 ms kb cpu out
 	step "N=$n: $op"
 	t0=$(temp_bytes)
-	read -r ms kb out < <(job "$settings" "$query")
+	read -r ms kb cpu out < <(job "$settings" "$query")
 	sleep 0.6
 	t1=$(temp_bytes)
 	case $out in ERROR*) say "  $out"; note="${note:+$note; }$out" ;; esac
-	say "  $ms ms, peak $((kb / 1024)) MB, temp $(((t1 - t0) / 1048576)) MB: $out"
-	record "$n" "$op" "$ms" "$basis" "$kb" "$((t1 - t0))" "$note"
+	say "  $ms ms, cpu $cpu ms, peak $((kb / 1024)) MB, temp $(((t1 - t0) / 1048576)) MB: $out"
+	record "$n" "$op" "$ms" "$basis" "$kb" "$((t1 - t0))" "$note" "$cpu"
 	LAST_RESULT=$out
 }
 mb() { echo "$(( ($1 + 1048575) / 1048576 ))MB"; }
@@ -114,23 +114,27 @@ print_table() {
 \pset footer off
 \pset null ''
 WITH c AS (
-	SELECT *, CASE basis WHEN 'row' THEN ms * 1e6 / n ELSE ms END AS cost FROM res
+	SELECT *, CASE basis WHEN 'row' THEN ms * 1e6 / n ELSE ms END AS cost,
+	       cpu_ms * 1e6 / n AS cpu_cost FROM res
 ), g AS (
 	SELECT c.*,
 	       cost / first_value(cost) OVER w AS vs_first,
-	       cost / lag(cost) OVER w AS vs_prev
+	       cost / lag(cost) OVER w AS vs_prev,
+	       cpu_cost / nullif(lag(cpu_cost) OVER w, 0) AS cpu_vs_prev
 	FROM c WINDOW w AS (PARTITION BY op ORDER BY n)
 )
 SELECT op, to_char(n, 'FM999,999,999') AS n, round(ms::numeric, CASE WHEN ms < 10 THEN 3 ELSE 0 END) AS ms,
        round(cost::numeric, CASE WHEN cost < 10 THEN 3 ELSE 1 END) || CASE basis WHEN 'row' THEN ' ns/row' WHEN 'query' THEN ' ms/query' ELSE ' ms/insert' END AS cost,
        round(vs_first::numeric, 2) AS "x first N", round(vs_prev::numeric, 2) AS "x prev N",
        CASE WHEN vs_prev > 1.5 THEN '<<' END AS "!",
+       round(cpu_cost::numeric, 1) AS "cpu ns/row", round(cpu_vs_prev::numeric, 2) AS "cpu x prev N",
        round(peak_kb / 1024.0) AS peak_mb, round(temp_bytes / 1048576.0) AS temp_mb, note
 FROM g ORDER BY min(o) OVER (PARTITION BY op), n;
 SQL
 	echo "load average now: $(cut -d' ' -f1-3 /proc/loadavg); cost: ns per row of the corpus (join 1M: per row of corpus + 1M),"
 	echo "ms per query (lookups: the median or p99 of 1,000; knn: of $KNNQ), ms per insert (1 / rows per second per client);"
-	echo "x first N, x prev N: the cost against the first and the previous N (!: above 1.5); peak_mb: server processes'"
+	echo "x first N, x prev N: the cost against the first and the previous N (!: above 1.5); cpu: the server's CPU time"
+	echo "(backend and workers; less sensitive to the load than ms) per row, and its growth; peak_mb: server processes'"
 	echo "anonymous memory above the start (bench/jobs.sh); temp_mb: temporary file bytes (pg_stat_database)"
 }
 
@@ -246,7 +250,7 @@ SQL
 		# cancellation: statement_timeout 2s; the time past it until the error
 		while IFS='|' read -r op settings query; do
 			step "N=$N: cancel $op"
-			read -r ms kb out < <(job "SET statement_timeout = '2s'; $settings" "$query")
+			read -r ms kb _ out < <(job "SET statement_timeout = '2s'; $settings" "$query")
 			if [[ $out == *"statement timeout"* ]]; then
 				record "$N" "cancel: $op" "$(echo "$ms - 2000" | bc)" query "$kb" 0 "ms after the 2 s timeout"
 			else
