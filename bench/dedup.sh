@@ -8,10 +8,10 @@
 # ids above are copies of a pseudo-randomly chosen earlier row with 0 .. 3
 # bits flipped (chosen by hashing the id).  Every job runs in a fresh
 # connection; its time is the statement's round trip (psql \timing), the
-# median of 3 runs (1 for 10M rows); memory is the backend's peak anonymous
-# RSS sampled every 20 ms (RssAnon: private memory, not shared buffers)
-# minus its value before the call; temporary files are pg_stat_database's
-# temp_bytes.  maintenance_work_mem: the default 64MB, and 1GB.  Every run
+# median of 3 runs (1 for 10M rows); memory is the server processes' peak
+# anonymous RSS (bench/jobs.sh: RssAnon, private memory, not shared
+# buffers, of the backend and any workers) minus its value before the
+# call; temporary files are pg_stat_database's temp_bytes.  maintenance_work_mem: the default 64MB, and 1GB.  Every run
 # checks that each planted row is paired with its source row.  The report
 # goes to stdout and bench/data/dedup_report_N.txt.
 set -euo pipefail
@@ -21,39 +21,7 @@ cd "$SIMHASH_ROOT"
 source bench/planted.sh
 planted_setup dedup "$@"
 
-# run SQL in a fresh connection: prints "ms peak_anon_kB temp_MB result"
-job() {
-	local mwm=$1 query=$2 out pid base peak=0 ms res sampler temp0 temp1
-	out=$SIMHASH_TMP/job.out
-	rm -f "$SIMHASH_TMP/job.pid"
-	# the backend pid (to a file), then the query; the sampler watches the pid
-	( sql -At <<EOF
-SET maintenance_work_mem = '$mwm';
-SELECT pg_backend_pid() \g $SIMHASH_TMP/job.pid
-\! sleep 0.3
-\timing on
-$query
-EOF
-	) >"$out" 2>&1 &
-	local cli=$!
-	while [ ! -s "$SIMHASH_TMP/job.pid" ]; do sleep 0.01; done
-	pid=$(head -1 "$SIMHASH_TMP/job.pid")
-	base=$(awk '/RssAnon/ {print $2}' /proc/"$pid"/status 2>/dev/null || echo 0)
-	while kill -0 $cli 2>/dev/null; do
-		local v
-		v=$(awk '/RssAnon/ {print $2}' /proc/"$pid"/status 2>/dev/null || echo 0)
-		[ "${v:-0}" -gt "$peak" ] && peak=$v
-		sleep 0.02
-	done
-	wait $cli
-	res=$(grep -v '^Time:' "$out" | head -1)
-	ms=$(grep -oE 'Time: [0-9.]+' "$out" | awk '{print $2}')
-	echo "$ms $((peak > base ? peak - base : 0)) $res"
-}
-temp_bytes() {
-	sql -At -c "SELECT pg_stat_force_next_flush(); SELECT temp_bytes FROM pg_stat_database WHERE datname = current_database()" | tail -1
-}
-median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+source bench/jobs.sh
 
 # one measured job: name, maintenance_work_mem, query
 declare -A MS KB TMP RES
@@ -62,7 +30,7 @@ measure() {
 	step "$name"
 	t0=$(temp_bytes)
 	for r in $(seq "$RUNS"); do
-		read -r ms peak out < <(job "$mwm" "$query")
+		read -r ms peak _ out < <(job "SET maintenance_work_mem = '$mwm';" "$query")
 		times="$times$ms"$'\n'
 		[ "$peak" -gt "$kb" ] && kb=$peak
 		res=$out
@@ -105,6 +73,6 @@ stop_cluster
 			"${TMP[$name]}" "${RES[$name]}"
 	done
 	echo "planted rows not paired with their source: $MISSED of $((N - ORIG)); in their source's connected group: $SAME_GROUP"
-	echo "ms: median of $RUNS; x_count: ms / ms of SELECT count(*) FROM docs in this run; peak_MB: backend RssAnon peak above its start;"
+	echo "ms: median of $RUNS; x_count: ms / ms of SELECT count(*) FROM docs in this run; peak_MB: server RssAnon peak above its start;"
 	echo "temp_MB: temporary file bytes written per run; result: count(*) of pairs, or the number of groups (rows with id = group_id)"
 } | tee "$REPORT"

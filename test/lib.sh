@@ -49,10 +49,10 @@ as_cluster_user() {
 }
 
 # start_cluster: initdb in a fresh temporary directory and start a server on a
-# free port.  Exports PGHOST, PGPORT, PGUSER, PGDATABASE and SIMHASH_TMP.
+# free port (under $SIMHASH_TMPROOT, default /tmp).  Exports PGHOST, PGPORT, PGUSER, PGDATABASE and SIMHASH_TMP.
 # Extra postgresql.conf lines may be passed as arguments.
 start_cluster() {
-	SIMHASH_TMP=$(mktemp -d /tmp/simhash.XXXXXX)
+	SIMHASH_TMP=$(mktemp -d "${SIMHASH_TMPROOT:-/tmp}/simhash.XXXXXX")
 	chmod 755 "$SIMHASH_TMP"
 	[ "$(id -u)" -eq 0 ] && chown postgres "$SIMHASH_TMP"
 	local port=$((20000 + RANDOM % 20000))
