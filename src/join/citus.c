@@ -90,7 +90,10 @@ typedef struct CitusJoin
 	Oid			extnsp;			/* the schema of the radius condition's function */
 	int			low;			/* 0 or 1: the side with the smaller id; -1 */
 	AttrNumber	id_att;			/* the id column of the id condition */
+	AttrNumber	dist[2];		/* the distribution columns */
 } CitusJoin;
+
+static AttrNumber citus_hash_column(Oid relid);
 
 /* the Var under node (through binary-compatible casts), or NULL */
 static Var *
@@ -161,9 +164,9 @@ collect_quals(Node *node, List **quals)
 }
 
 /*
- * The shape test, without catalog lookups beyond the operators': a SELECT
- * of two tables, inner joins only, a constant radius condition between
- * them, no "=" between them; fills *j (low = -1 without an id condition).
+ * The shape test: a SELECT of two hash-distributed tables, inner joins
+ * only, a constant radius condition between them, no "=" between them;
+ * fills *j (low = -1 without an id condition).
  */
 static bool
 recognise(Query *parse, ParamListInfo boundParams, CitusJoin *j)
@@ -203,6 +206,13 @@ recognise(Query *parse, ParamListInfo boundParams, CitusJoin *j)
 			return false;
 	}
 	if (n != 2 || !collect_quals((Node *) parse->jointree, &quals))
+		return false;
+	/* both hash-distributed by Citus (nothing more is done without Citus) */
+	j->dist[0] = citus_hash_column(j->rte[0]->relid);
+	if (j->dist[0] == InvalidAttrNumber)
+		return false;
+	j->dist[1] = citus_hash_column(j->rte[1]->relid);
+	if (j->dist[1] == InvalidAttrNumber)
 		return false;
 
 	/*
@@ -523,7 +533,6 @@ static bool
 rewrite(Query *parse, ParamListInfo boundParams)
 {
 	CitusJoin	j;
-	AttrNumber	dist[2];
 	char	   *extschema;
 	int			side,
 				natts;
@@ -533,17 +542,13 @@ rewrite(Query *parse, ParamListInfo boundParams)
 
 	if (!recognise(parse, boundParams, &j))
 		return false;
-	dist[0] = citus_hash_column(j.rte[0]->relid);
-	dist[1] = citus_hash_column(j.rte[1]->relid);
-	if (dist[0] == InvalidAttrNumber || dist[1] == InvalidAttrNumber)
-		return false;
 
 	if (j.rte[0]->relid == j.rte[1]->relid)
 	{
 		Oid			idtype;
 
 		/* the self-join: the pairs job */
-		if (j.low < 0 || j.id_att != dist[0] || j.hash_att[0] != j.hash_att[1] ||
+		if (j.low < 0 || j.id_att != j.dist[0] || j.hash_att[0] != j.hash_att[1] ||
 			!unique_column(j.rte[0]->relid, j.id_att))
 			return false;
 		idtype = get_atttype(j.rte[0]->relid, j.id_att);
