@@ -11,6 +11,8 @@
 #   - the self-join a.id < b.id AND a.h <~> b.h <= 3 and a batch of 1% new
 #     rows joined with the corpus (on Citus: planned by simhash's planner
 #     hook; simhash is preloaded on the coordinator);
+#   - simhash_groups_into (leader) and the delete of all but the leaders
+#     through its table;
 #   - for the jobs on the workers: the time of each progress NOTICE (the
 #     phases), the coordinator backend's CPU time, and the DDL of one work
 #     table.
@@ -146,12 +148,20 @@ sql -c "CREATE TABLE new_local AS SELECT $N + id AS id, (h::bigint # (1::bigint 
 	INSERT INTO new_dist SELECT * FROM new_local; ANALYZE new_dist" >/dev/null
 read -r j_local r_jl < <(step "batch join single node" "SELECT count(*) FROM new_local n JOIN docs_local c ON c.h <~> n.h <= 3")
 read -r j_citus r_jc c_jc < <(phases batchjoin "SELECT count(*) FROM new_dist n JOIN docs c ON c.h <~> n.h <= 3")
+# the leader groups written into a table (on Citus: on the workers, into a
+# table co-located with docs), and the delete of all but the leaders
+read -r i_local r_il < <(step "groups into a table single node" "SELECT simhash_groups_into('docs_local', 'id', 'h', 'docs_local_leaders', 3, 'leader')")
+read -r i_citus r_ic c_ic < <(phases groupsinto "SELECT simhash_groups_into('docs', 'id', 'h', 'docs_leaders', 3, 'leader')")
+read -r d_local _ < <(step "delete followers single node" "DELETE FROM docs_local d USING docs_local_leaders g WHERE d.id = g.id AND g.id <> g.group_id")
+read -r d_citus _ < <(step "delete followers Citus" "DELETE FROM docs d USING docs_leaders g WHERE d.id = g.id AND g.id <> g.group_id")
+r_dl=$(sql -At -c "SELECT count(*) FROM docs_local")
+r_dc=$(sql -At -c "SELECT count(*) FROM docs")
 # the fixed cost of one distributed work table (created, distributed, dropped)
 read -r t_ddl _ < <(step "work table DDL" "CREATE TABLE ddl_probe (bk bigint, grp integer, id bigint, h simhash64);
 	SELECT create_distributed_table('ddl_probe', 'bk'); DROP TABLE ddl_probe")
 [ "$r_pl" = "$r_pp" ] && [ "$r_pl" = "$r_pc" ] && [ "$r_gl" = "$r_gc" ] && [ "$r_pl" = "$r_sl" ] &&
-	[ "$r_sl" = "$r_sc" ] && [ "$r_jl" = "$r_jc" ] ||
-	{ say "results differ: pairs $r_pl / $r_pp / $r_pc, groups $r_gl / $r_gc, self-join $r_sl / $r_sc, batch $r_jl / $r_jc"; exit 1; }
+	[ "$r_sl" = "$r_sc" ] && [ "$r_jl" = "$r_jc" ] && [ "$r_il" = "$r_ic" ] && [ "$r_dl" = "$r_dc" ] ||
+	{ say "results differ: pairs $r_pl / $r_pp / $r_pc, groups $r_gl / $r_gc, self-join $r_sl / $r_sc, batch $r_jl / $r_jc, groups into $r_il / $r_ic, rows left $r_dl / $r_dc"; exit 1; }
 
 ratio() { echo "scale=2; $1 / $2" | bc; }
 cat <<EOR
@@ -164,11 +174,13 @@ simhash_pairs (s), on the workers  $(printf '%-13.2f %-10.2f %s' "$p_local" "$p_
 simhash_groups (s), on the workers $(printf '%-13.2f %-10.2f %s' "$g_local" "$g_citus" "$(ratio "$g_citus" "$g_local")")
 self-join a.id < b.id, radius 3 (s) $(printf '%-13.2f %-10.2f %s' "$s_local" "$s_citus" "$(ratio "$s_citus" "$s_local")")
 batch of $B rows joined (s)      $(printf '%-13.2f %-10.2f %s' "$j_local" "$j_citus" "$(ratio "$j_citus" "$j_local")")
+simhash_groups_into, leader (s)     $(printf '%-13.2f %-10.2f %s' "$i_local" "$i_citus" "$(ratio "$i_citus" "$i_local")")
+delete all but the leaders (s)      $(printf '%-13.2f %-10.2f %s' "$d_local" "$d_citus" "$(ratio "$d_citus" "$d_local")")
 self-join / simhash_pairs on the workers: $(ratio "$s_citus" "$p_citus")
-coordinator backend CPU (s): pairs $c_pc of $p_citus, groups $c_gc of $g_citus, self-join $c_sc of $s_citus, batch join $c_jc of $j_citus
+coordinator backend CPU (s): pairs $c_pc of $p_citus, groups $c_gc of $g_citus, self-join $c_sc of $s_citus, batch join $c_jc of $j_citus, groups into $c_ic of $i_citus
 one distributed work table's DDL (s): $t_ddl
-pairs: $r_pl (all five equal); groups: $r_gl (equal); batch join: $r_jl pairs (equal)
+pairs: $r_pl (all five equal); groups: $r_gl (equal); batch join: $r_jl pairs (equal); groups into: $r_il rows (equal); rows left after the delete: $r_dl (equal)
 phases (seconds since the start of the statement, at each progress NOTICE):
-$(for f in pairs groups selfjoin; do echo "  $f:"; grep -o '^[0-9.]* NOTICE:  [a-z_]*: [^(]*' "$DIR/$f.phases" | sed 's/^/    /'; done)
+$(for f in pairs groups selfjoin groupsinto; do echo "  $f:"; grep -o '^[0-9.]* NOTICE:  [a-z_]*: [^(]*' "$DIR/$f.phases" | sed 's/^/    /'; done)
 [1] single node: rows generated (simhash_hash per row) + index; Citus: the same rows copied from the local table + index on every shard
 EOR

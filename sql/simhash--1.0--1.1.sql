@@ -265,18 +265,19 @@ CREATE FUNCTION simhash_group_pairs(ids bigint[], hashes simhash64[], grp intege
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 100;
 COMMENT ON FUNCTION simhash_group_pairs(bigint[], simhash64[], integer, integer, integer) IS 'the pairs among these rows that table group grp reports (a part of simhash_pairs)';
 
-CREATE FUNCTION simhash_pairs_citus(relation regclass, id_column name, hash_column name,
-		max_distance integer DEFAULT 3, blocks integer DEFAULT NULL)
-	RETURNS TABLE (id_a bigint, id_b bigint, distance integer)
+-- the start of simhash_pairs_citus and simhash_groups_into: checks, the
+-- rows repartitioned by (table group, block) into the work table part, and
+-- search, the query of the pairs searched part by part on the workers
+CREATE FUNCTION simhash_citus_parts(job text, relation regclass, id_column name, hash_column name,
+		max_distance integer, blocks integer, OUT part text, OUT search text)
 	LANGUAGE plpgsql AS $fn$
 DECLARE
 	nblocks integer := coalesce(blocks, greatest(least(max_distance + 2, 64), 1));
-	part text;
 	moved bigint;
 BEGIN
-	PERFORM simhash_citus_start(simhash_citus_job_name('simhash_pairs_citus'), relation, id_column, hash_column);
+	PERFORM simhash_citus_start(simhash_citus_job_name(job), relation, id_column, hash_column);
 	IF max_distance IS NULL THEN
-		RAISE EXCEPTION 'simhash_pairs_citus: arguments must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+		RAISE EXCEPTION '%: arguments must not be NULL', job USING ERRCODE = 'null_value_not_allowed';
 	END IF;
 	PERFORM simhash_group_block('0000000000000000', 0, nblocks, max_distance);	-- checks blocks
 	-- the work table, in the relation's schema: one per session
@@ -285,14 +286,25 @@ BEGIN
 		EXECUTE format('INSERT INTO %s SELECT simhash_group_block(%I, %s, %s, %s), %s, %I::bigint, %I FROM %s WHERE %I IS NOT NULL',
 		               part, hash_column, g, nblocks, max_distance, g, id_column, hash_column, relation, hash_column);
 		GET DIAGNOSTICS moved = ROW_COUNT;
-		PERFORM simhash_citus_progress('simhash_pairs_citus', pg_catalog.format(
+		PERFORM simhash_citus_progress(job, pg_catalog.format(
 			'repartitioned %s rows for table group %s of %s', moved, g + 1, max_distance + 1));
 	END LOOP;
-	PERFORM simhash_citus_progress('simhash_pairs_citus', 'searching the parts on the workers');
-	RETURN QUERY EXECUTE format(
+	PERFORM simhash_citus_progress(job, 'searching the parts on the workers');
+	search := format(
 		'SELECT p.id_a, p.id_b, p.distance FROM (SELECT grp, array_agg(id) AS ids, array_agg(h) AS hs FROM %s GROUP BY bk, grp) s,'
 		' LATERAL simhash_group_pairs(s.ids, s.hs, s.grp, %s, %s) p', part, nblocks, max_distance);
-	EXECUTE format('DROP TABLE %s', part);
+END $fn$;
+COMMENT ON FUNCTION simhash_citus_parts(text, regclass, name, name, integer, integer) IS 'internal: the rows of a *_citus simhash job repartitioned, and the query of their pairs';
+
+CREATE FUNCTION simhash_pairs_citus(relation regclass, id_column name, hash_column name,
+		max_distance integer DEFAULT 3, blocks integer DEFAULT NULL)
+	RETURNS TABLE (id_a bigint, id_b bigint, distance integer)
+	LANGUAGE plpgsql AS $fn$
+DECLARE
+	s record := simhash_citus_parts('simhash_pairs_citus', relation, id_column, hash_column, max_distance, blocks);
+BEGIN
+	RETURN QUERY EXECUTE s.search;
+	EXECUTE format('DROP TABLE %s', s.part);
 END $fn$;
 COMMENT ON FUNCTION simhash_pairs_citus(regclass, name, name, integer, integer) IS 'simhash_pairs of a Citus distributed table, searched on the workers';
 
@@ -678,6 +690,115 @@ BEGIN
 	EXECUTE format('DROP TABLE %s', m.work);
 END $fn$;
 COMMENT ON FUNCTION minhash_groups_citus(regclass, name, name, float8, integer, integer) IS 'minhash_groups of a Citus distributed table: pairs on the workers, groups on the coordinator';
+
+-- Groups into a table: simhash_groups' groups of more than one row, as
+-- rows (id, group_id) of a new table; on a Citus distributed table a
+-- distributed table co-located with it (when it is distributed by the id
+-- column), computed on the workers: the pairs stay there, connected groups
+-- by label propagation (each row's label the least id among its own and
+-- its neighbours' labels, round after round, until none changes), the
+-- leader linkage per connected group on the worker holding the group's
+-- pairs (simhash_leader_groups).  Design: src/dedup/citus.c.
+
+CREATE FUNCTION simhash_leader_groups(id_a bigint[], id_b bigint[], distance integer[])
+	RETURNS TABLE (id bigint, group_id bigint)
+	AS 'MODULE_PATHNAME', 'simhash_leader_groups'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 100;
+COMMENT ON FUNCTION simhash_leader_groups(bigint[], bigint[], integer[]) IS 'the leader linkage of simhash_groups over the pairs of one connected group: the rows of its groups of more than one row, with their leaders';
+
+CREATE FUNCTION simhash_groups_into(relation regclass, id_column name, hash_column name, result_table text,
+		max_distance integer DEFAULT 3, linkage text DEFAULT 'connected', blocks integer DEFAULT NULL)
+	RETURNS bigint
+	LANGUAGE plpgsql AS $fn$
+DECLARE
+	target text;
+	idtype text;
+	dist_column name;
+	s record;
+	pairs text;
+	edges text;
+	labels text;
+	next_labels text;
+	parts text;
+	changed bigint;
+	rounds integer := 0;
+	written bigint;
+BEGIN
+	IF relation IS NULL OR id_column IS NULL OR hash_column IS NULL OR result_table IS NULL
+	   OR max_distance IS NULL OR linkage IS NULL THEN
+		RAISE EXCEPTION 'simhash_groups_into: arguments must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF linkage NOT IN ('connected', 'leader') THEN
+		RAISE EXCEPTION 'simhash_groups_into: linkage must be ''connected'' or ''leader'''
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	target := (SELECT string_agg(quote_ident(x), '.') FROM unnest(parse_ident(result_table)) x);
+	SELECT format_type(a.atttypid, a.atttypmod) INTO idtype FROM pg_attribute a
+	WHERE a.attrelid = relation AND a.attname = id_column AND a.attnum > 0 AND NOT a.attisdropped;
+	IF idtype IS NULL THEN
+		RAISE EXCEPTION 'simhash_groups_into: column "%" of relation % does not exist', id_column, relation
+			USING ERRCODE = 'undefined_column';
+	END IF;
+	IF to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
+		EXECUTE 'SELECT column_to_column_name(p.logicalrelid, p.partkey) FROM pg_catalog.pg_dist_partition p'
+		        ' WHERE p.logicalrelid = $1 AND p.partmethod = ''h''' INTO dist_column USING relation;
+	END IF;
+	EXECUTE format('CREATE TABLE %s (id %s, group_id %s)', target, idtype, idtype);
+	IF dist_column IS NOT NULL THEN
+		PERFORM create_distributed_table(target::regclass, 'id',
+			colocate_with => CASE WHEN dist_column = id_column THEN relation::text ELSE 'default' END);
+	END IF;
+	IF dist_column IS NULL OR idtype NOT IN ('bigint', 'integer', 'smallint')
+	   OR NOT current_setting('simhash.citus_jobs')::boolean THEN
+		-- one node, or the rows read here (simhash_groups says why)
+		EXECUTE format('INSERT INTO %s SELECT g.id, g.group_id FROM (SELECT x.id, x.group_id, count(*) OVER (PARTITION BY x.group_id) AS n'
+		               ' FROM simhash_groups(%L, %L, %L, NULL::%s, %s, %L, %s) x) g WHERE g.n > 1',
+		               target, relation, id_column, hash_column, idtype, max_distance, linkage,
+		               coalesce(blocks::text, 'NULL::integer'));
+		GET DIAGNOSTICS written = ROW_COUNT;
+		RETURN written;
+	END IF;
+
+	-- the pairs, kept on the workers (by their first id)
+	s := simhash_citus_parts('simhash_groups_into', relation, id_column, hash_column, max_distance, blocks);
+	pairs := simhash_citus_work_table(relation, '_gp', 'a bigint, b bigint, d integer', 'a');
+	EXECUTE format('INSERT INTO %s (a, b, d) SELECT * FROM (%s) x', pairs, s.search);
+	EXECUTE format('DROP TABLE %s', s.part);
+	-- connected groups: edges both ways by their source; labels by id
+	edges := simhash_citus_work_table(relation, '_ge', 'src bigint, dst bigint', 'src', pairs);
+	EXECUTE format('INSERT INTO %s SELECT a, b FROM %s', edges, pairs);
+	EXECUTE format('INSERT INTO %s SELECT b, a FROM %s', edges, pairs);
+	labels := simhash_citus_work_table(relation, '_gl', 'id bigint, label bigint', 'id', pairs);
+	next_labels := simhash_citus_work_table(relation, '_gn', 'id bigint, label bigint', 'id', pairs);
+	EXECUTE format('INSERT INTO %s SELECT src, least(src, min(dst)) FROM %s GROUP BY src', labels, edges);
+	LOOP
+		EXECUTE format('INSERT INTO %s SELECT e.dst, l.label FROM %s e JOIN %s l ON l.id = e.src', next_labels, edges, labels);
+		EXECUTE format('UPDATE %s l SET label = m.label FROM (SELECT id, min(label) AS label FROM %s GROUP BY id) m'
+		               ' WHERE l.id = m.id AND m.label < l.label', labels, next_labels);
+		GET DIAGNOSTICS changed = ROW_COUNT;
+		EXECUTE format('DELETE FROM %s', next_labels);
+		rounds := rounds + 1;
+		PERFORM simhash_citus_progress('simhash_groups_into', pg_catalog.format(
+			'labelling round %s on the workers: %s rows relabelled', rounds, changed));
+		EXIT WHEN changed = 0;
+	END LOOP;
+	IF linkage = 'connected' THEN
+		EXECUTE format('INSERT INTO %s SELECT id, label FROM %s', target, labels);
+		GET DIAGNOSTICS written = ROW_COUNT;
+	ELSE
+		-- each group's pairs on one shard, linked there in id order
+		parts := simhash_citus_work_table(relation, '_gc', 'grp bigint, a bigint, b bigint, d integer', 'grp', pairs);
+		EXECUTE format('INSERT INTO %s SELECT l.label, p.a, p.b, p.d FROM %s p JOIN %s l ON l.id = p.a', parts, pairs, labels);
+		PERFORM simhash_citus_progress('simhash_groups_into', 'choosing the leaders on the workers');
+		EXECUTE format('INSERT INTO %s SELECT x.id, x.group_id FROM (SELECT array_agg(a) AS a, array_agg(b) AS b, array_agg(d) AS d'
+		               ' FROM %s GROUP BY grp) g, LATERAL simhash_leader_groups(g.a, g.b, g.d) x', target, parts);
+		GET DIAGNOSTICS written = ROW_COUNT;
+		EXECUTE format('DROP TABLE %s', parts);
+	END IF;
+	EXECUTE format('DROP TABLE %s, %s, %s, %s', pairs, edges, labels, next_labels);
+	RETURN written;
+END $fn$;
+COMMENT ON FUNCTION simhash_groups_into(regclass, name, name, text, integer, text, integer) IS 'simhash_groups'' groups of more than one row into a new table (id, group_id); on a Citus distributed table computed on the workers, co-located with it';
 
 --------------------------------------------------------------------------
 -- issue #28: casts from smallint and numeric to simhash64, so that

@@ -19,6 +19,8 @@
 # job works on the workers and must give the single-node pairs, groups,
 # NOTICEs and errors, also on a table not distributed by its id; four
 # sessions running jobs at once with Citus's max_prepared_transactions),
+# groups written on the workers into co-located tables (simhash_groups_into)
+# and the delete of all but the leaders through them,
 # and a worker restarted in the middle of a job or down before it (an
 # error, no rows, the work tables rolled back).
 #
@@ -735,21 +737,52 @@ for my $job (q{shared_key_pairs_citus('docs', 'id', 'keys')}, q{shared_key_group
 }
 $w1->start;
 
-# delete every member of a group but its leader: the followers' ids into a
-# table co-located with docs, then a delete joined on the distribution
-# column, which runs on every shard (the documented recipe)
-cq(q{
-	CREATE TABLE docs_followers (id bigint PRIMARY KEY);
-	SELECT create_distributed_table('docs_followers', 'id', colocate_with => 'docs');
-	INSERT INTO docs_followers SELECT id FROM simhash_groups('docs', 'id', 'h', 3, 'leader') WHERE id <> group_id;
-});
-like(cq('SET citus.explain_all_tasks = on; EXPLAIN (COSTS OFF) DELETE FROM docs d USING docs_followers f WHERE d.id = f.id'),
+# groups computed on the workers into tables co-located with docs
+# (simhash_groups_into), against the single-node groups of more than one row
+cq(q{SET simhash.progress_interval = -1;
+	SELECT simhash_groups_into('docs', 'id', 'h', 'docs_groups');
+	SELECT simhash_groups_into('docs', 'id', 'h', 'docs_leaders', 3, 'leader');
+	SELECT simhash_groups_into('docs', 'id', 'h', 'docs_groups_2_6', 2, 'connected', 6)});
+for my $case ([ 'docs_groups', q{'docs_local', 'id', 'h'} ], [ 'docs_leaders', q{'docs_local', 'id', 'h', 3, 'leader'} ],
+	[ 'docs_groups_2_6', q{'docs_local', 'id', 'h', 2, 'connected', 6} ])
+{
+	my ($t, $args) = @$case;
+	is(cq("SELECT count(*), md5(string_agg(id || ',' || group_id, ';' ORDER BY id)) FROM $t"),
+		cq("SELECT count(*), md5(string_agg(id || ',' || group_id, ';' ORDER BY id)) FROM simhash_groups($args) g
+			WHERE g.group_id IN (SELECT x.group_id FROM simhash_groups($args) x GROUP BY 1 HAVING count(*) > 1)"),
+		"simhash_groups_into($t) on the workers: the single-node groups of more than one row");
+}
+is(cq(q{SELECT count(DISTINCT colocationid) FROM pg_dist_partition
+	WHERE logicalrelid IN ('docs'::regclass, 'docs_groups'::regclass, 'docs_leaders'::regclass)}), '1',
+	'simhash_groups_into: the result tables are co-located with the source');
+cmp_ok(cq(q{SELECT count(*) FROM docs_leaders WHERE id <> group_id}), '>', 100, 'simhash_groups_into: followers found');
+is(cq(q{SELECT count(*) FROM pg_class WHERE relname LIKE 'simhash_part_%'}), '0', 'simhash_groups_into: the work tables are dropped');
+($rc, $out, $err) = $coord->psql('postgres',
+	q{SET simhash.progress_interval = 0; SELECT simhash_groups_into('docs', 'id', 'h', 'docs_groups_p', 3, 'leader')});
+like($err, qr/NOTICE:  simhash_groups_into: labelling round 1 on the workers: \d+ rows relabelled\n.*NOTICE:  simhash_groups_into: choosing the leaders on the workers/s,
+	'simhash_groups_into: groups labelled and leaders chosen on the workers (progress NOTICEs)') or diag($err);
+unlike($err, qr/on this node|reading all its rows/, 'simhash_groups_into: nothing grouped or read on the coordinator');
+# text ids: the rows are read here (simhash_groups says so), the table is
+# still distributed
+($rc, $out, $err) = $coord->psql('postgres',
+	q{SET simhash.progress_interval = -1; SELECT simhash_groups_into('docs', 'body', 'h', 'docs_body_groups', 1)});
+like($err, qr/The job runs here, not on the workers: ids of type text/, 'simhash_groups_into with text ids: read on the coordinator, saying so');
+is(cq(q{SELECT count(*), md5(string_agg(id || ',' || group_id, ';' ORDER BY id)) FROM docs_body_groups}),
+	cq(q{SELECT count(*), md5(string_agg(id || ',' || group_id, ';' ORDER BY id)) FROM simhash_groups('docs_local', 'body', 'h', NULL::text, 1) g
+		WHERE g.group_id IN (SELECT x.group_id FROM simhash_groups('docs_local', 'body', 'h', NULL::text, 1) x GROUP BY 1 HAVING count(*) > 1)}),
+	'simhash_groups_into with text ids: the single-node groups');
+is(cq(q{SELECT partmethod FROM pg_dist_partition WHERE logicalrelid = 'docs_body_groups'::regclass}), 'h',
+	'... in a distributed table');
+
+# delete every member of a group but its leader: a join on the
+# distribution column with the co-located result, one task per shard
+like(cq('SET citus.explain_all_tasks = on; EXPLAIN (COSTS OFF) DELETE FROM docs d USING docs_leaders g WHERE d.id = g.id AND g.id <> g.group_id'),
 	qr/Task Count: $SHARDS/, 'the delete of the followers runs as one task per shard');
-cq('DELETE FROM docs d USING docs_followers f WHERE d.id = f.id');
+cq('DELETE FROM docs d USING docs_leaders g WHERE d.id = g.id AND g.id <> g.group_id');
 cq(q{DELETE FROM docs_local d USING (SELECT * FROM simhash_groups('docs_local', 'id', 'h', 3, 'leader')) g
 	WHERE d.id = g.id AND g.id <> g.group_id});
 same_as_local(q{SELECT count(*), md5(string_agg(id::text, ',' ORDER BY id)) FROM docs},
-	'delete all but the leaders through a co-located table of followers: the single-node rows');
+	'delete all but the leaders through simhash_groups_into: the single-node rows');
 
 $_->stop for @nodes;
 done_testing();
