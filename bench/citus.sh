@@ -7,7 +7,15 @@
 #   - simhash_pairs / simhash_groups on the local table, and the same calls
 #     on the distributed table: on the workers (the default), and
 #     simhash_pairs with simhash.citus_jobs = off (rows pulled to the
-#     coordinator, with a NOTICE).
+#     coordinator, with a NOTICE);
+#   - the self-join a.id < b.id AND a.h <~> b.h <= 3 and a batch of 1% new
+#     rows joined with the corpus (on Citus: planned by simhash's planner
+#     hook; simhash is preloaded on the coordinator);
+#   - simhash_groups_into (leader) and the delete of all but the leaders
+#     through its table;
+#   - for the jobs on the workers: the time of each progress NOTICE (the
+#     phases), the coordinator backend's CPU time, and the DDL of one work
+#     table.
 # ROWS defaults to 10000000, the issue's size (about 40 minutes on a shared
 # 2-core machine; `bench/citus.sh 1000000 8` is a quick look); SHARDS
 # defaults to 32.  Each figure is also printed to stderr as it is measured.  Data: 95%
@@ -43,7 +51,7 @@ for n in coord w1 w2; do
 listen_addresses = ''
 unix_socket_directories = '$DIR'
 port = $port
-shared_preload_libraries = 'citus'
+shared_preload_libraries = 'citus,simhash'
 citus.node_conninfo = 'sslmode=disable'
 fsync = off
 jit = off
@@ -99,11 +107,61 @@ read -r l_local _ < <(lookups docs_local)
 read -r l_dist _ < <(lookups docs)
 read -r p_local r_pl < <(step "simhash_pairs single node" "SELECT count(*) FROM simhash_pairs('docs_local', 'id', 'h')")
 read -r p_pull r_pp < <(step "simhash_pairs pulled" "SET simhash.citus_jobs = off; SELECT count(*) FROM simhash_pairs('docs', 'id', 'h')")
-read -r p_citus r_pc < <(step "simhash_pairs on the workers" "SELECT count(*) FROM simhash_pairs('docs', 'id', 'h')")
+# phases NAME SQL: like step, with the job's progress NOTICEs timed as they
+# arrive (into $DIR/NAME.phases: seconds since the start, message) and the
+# coordinator backend's CPU seconds (utime + stime of /proc/PID/stat);
+# prints "seconds result cpu"
+phases() {
+	local name=$1 t0 t1 res cpu l
+	t0=$(date +%s.%N)
+	sql -At >"$DIR/out" 2> >(while IFS= read -r l; do
+		printf '%s %s\n' "$(echo "$(date +%s.%N) - $t0" | bc)" "$l"; done >"$DIR/$name.phases") <<EOS
+SELECT pg_backend_pid() AS pid \gset
+\setenv BPID :pid
+\! awk '{ print \$14 + \$15 }' /proc/\$BPID/stat > $DIR/cpu
+SET simhash.progress_interval = 0;
+$2;
+\! awk '{ print \$14 + \$15 }' /proc/\$BPID/stat >> $DIR/cpu
+EOS
+	t1=$(date +%s.%N)
+	wait $! 2>/dev/null || true
+	res=$(tail -1 "$DIR/out")
+	cpu=$(echo "scale=2; ($(tail -1 "$DIR/cpu") - $(head -1 "$DIR/cpu")) / $(getconf CLK_TCK)" | bc)
+	say "bench/citus.sh $N rows: $name: $(echo "$t1 - $t0" | bc) s, $res, coordinator CPU $cpu s"
+	sed "s/^/    /" "$DIR/$name.phases" >&2
+	echo "$(echo "$t1 - $t0" | bc) $res $cpu"
+}
+read -r p_citus r_pc c_pc < <(phases pairs "SELECT count(*) FROM simhash_pairs('docs', 'id', 'h')")
 read -r g_local r_gl < <(step "simhash_groups single node" "SELECT count(DISTINCT group_id) FROM simhash_groups('docs_local', 'id', 'h')")
-read -r g_citus r_gc < <(step "simhash_groups on the workers" "SELECT count(DISTINCT group_id) FROM simhash_groups('docs', 'id', 'h')")
-[ "$r_pl" = "$r_pp" ] && [ "$r_pl" = "$r_pc" ] && [ "$r_gl" = "$r_gc" ] ||
-	{ say "results differ: pairs $r_pl / $r_pp / $r_pc, groups $r_gl / $r_gc"; exit 1; }
+read -r g_citus r_gc c_gc < <(phases groups "SELECT count(DISTINCT group_id) FROM simhash_groups('docs', 'id', 'h')")
+# the radius self-join (on Citus: rewritten by simhash's planner hook into
+# the pairs job joined back to the rows), and a batch of new rows (1% of
+# the table, near copies of existing rows) joined with the corpus
+read -r s_local r_sl < <(step "self-join single node" "SELECT count(*) FROM docs_local a JOIN docs_local b ON a.id < b.id AND a.h <~> b.h <= 3")
+read -r s_citus r_sc c_sc < <(phases selfjoin "SELECT count(*) FROM docs a JOIN docs b ON a.id < b.id AND a.h <~> b.h <= 3")
+B=$((N / 100))
+sql -c "CREATE TABLE new_local AS SELECT $N + id AS id, (h::bigint # (1::bigint << (id % 64)::integer))::simhash64 AS h
+	FROM docs_local WHERE id % 100 = 7;
+	ALTER TABLE new_local ADD PRIMARY KEY (id); ANALYZE new_local;
+	CREATE TABLE new_dist (LIKE new_local INCLUDING ALL);
+	SELECT create_distributed_table('new_dist', 'id', colocate_with => 'docs');
+	INSERT INTO new_dist SELECT * FROM new_local; ANALYZE new_dist" >/dev/null
+read -r j_local r_jl < <(step "batch join single node" "SELECT count(*) FROM new_local n JOIN docs_local c ON c.h <~> n.h <= 3")
+read -r j_citus r_jc c_jc < <(phases batchjoin "SELECT count(*) FROM new_dist n JOIN docs c ON c.h <~> n.h <= 3")
+# the leader groups written into a table (on Citus: on the workers, into a
+# table co-located with docs), and the delete of all but the leaders
+read -r i_local r_il < <(step "groups into a table single node" "SELECT simhash_groups_into('docs_local', 'id', 'h', 'docs_local_leaders', 3, 'leader')")
+read -r i_citus r_ic c_ic < <(phases groupsinto "SELECT simhash_groups_into('docs', 'id', 'h', 'docs_leaders', 3, 'leader')")
+read -r d_local _ < <(step "delete followers single node" "DELETE FROM docs_local d USING docs_local_leaders g WHERE d.id = g.id AND g.id <> g.group_id")
+read -r d_citus _ < <(step "delete followers Citus" "DELETE FROM docs d USING docs_leaders g WHERE d.id = g.id AND g.id <> g.group_id")
+r_dl=$(sql -At -c "SELECT count(*) FROM docs_local")
+r_dc=$(sql -At -c "SELECT count(*) FROM docs")
+# the fixed cost of one distributed work table (created, distributed, dropped)
+read -r t_ddl _ < <(step "work table DDL" "CREATE TABLE ddl_probe (bk bigint, grp integer, id bigint, h simhash64);
+	SELECT create_distributed_table('ddl_probe', 'bk'); DROP TABLE ddl_probe")
+[ "$r_pl" = "$r_pp" ] && [ "$r_pl" = "$r_pc" ] && [ "$r_gl" = "$r_gc" ] && [ "$r_pl" = "$r_sl" ] &&
+	[ "$r_sl" = "$r_sc" ] && [ "$r_jl" = "$r_jc" ] && [ "$r_il" = "$r_ic" ] && [ "$r_dl" = "$r_dc" ] ||
+	{ say "results differ: pairs $r_pl / $r_pp / $r_pc, groups $r_gl / $r_gc, self-join $r_sl / $r_sc, batch $r_jl / $r_jc, groups into $r_il / $r_ic, rows left $r_dl / $r_dc"; exit 1; }
 
 ratio() { echo "scale=2; $1 / $2" | bc; }
 cat <<EOR
@@ -114,6 +172,15 @@ radius-3 lookup (ms, mean of 200)  $(printf '%-13.2f %-10.2f %s' "$(echo "$l_loc
 simhash_pairs (s), citus_jobs off  $(printf '%-13.2f %-10.2f %s' "$p_local" "$p_pull" "$(ratio "$p_pull" "$p_local")")
 simhash_pairs (s), on the workers  $(printf '%-13.2f %-10.2f %s' "$p_local" "$p_citus" "$(ratio "$p_citus" "$p_local")")
 simhash_groups (s), on the workers $(printf '%-13.2f %-10.2f %s' "$g_local" "$g_citus" "$(ratio "$g_citus" "$g_local")")
-pairs: $r_pl (all three equal); groups: $r_gl (equal)
+self-join a.id < b.id, radius 3 (s) $(printf '%-13.2f %-10.2f %s' "$s_local" "$s_citus" "$(ratio "$s_citus" "$s_local")")
+batch of $B rows joined (s)      $(printf '%-13.2f %-10.2f %s' "$j_local" "$j_citus" "$(ratio "$j_citus" "$j_local")")
+simhash_groups_into, leader (s)     $(printf '%-13.2f %-10.2f %s' "$i_local" "$i_citus" "$(ratio "$i_citus" "$i_local")")
+delete all but the leaders (s)      $(printf '%-13.2f %-10.2f %s' "$d_local" "$d_citus" "$(ratio "$d_citus" "$d_local")")
+self-join / simhash_pairs on the workers: $(ratio "$s_citus" "$p_citus")
+coordinator backend CPU (s): pairs $c_pc of $p_citus, groups $c_gc of $g_citus, self-join $c_sc of $s_citus, batch join $c_jc of $j_citus, groups into $c_ic of $i_citus
+one distributed work table's DDL (s): $t_ddl
+pairs: $r_pl (all five equal); groups: $r_gl (equal); batch join: $r_jl pairs (equal); groups into: $r_il rows (equal); rows left after the delete: $r_dl (equal)
+phases (seconds since the start of the statement, at each progress NOTICE):
+$(for f in pairs groups selfjoin groupsinto; do echo "  $f:"; grep -o '^[0-9.]* NOTICE:  [a-z_]*: [^(]*' "$DIR/$f.phases" | sed 's/^/    /'; done)
 [1] single node: rows generated (simhash_hash per row) + index; Citus: the same rows copied from the local table + index on every shard
 EOR

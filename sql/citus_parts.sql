@@ -3,7 +3,9 @@
 -- searching each part with simhash_group_pairs finds every pair of
 -- simhash_pairs exactly once, for several max_distance / blocks; the
 -- argument checks (those of the single-node jobs, simhash_citus_input);
--- every *_citus job without Citus is a clear error.
+-- every *_citus job without Citus is a clear error; the leader linkage of
+-- one connected group (simhash_leader_groups) and simhash_groups_into on
+-- one node.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS simhash;
 RESET client_min_messages;
@@ -74,5 +76,55 @@ SELECT simhash_citus_minhash_params(minhash('a text with a few words in it', n_g
 SELECT simhash_citus_minhash_params(minhash('')) IS NULL AS empty;
 \set VERBOSITY default
 
-DROP TABLE cp;
+-- the leader linkage per connected group (simhash_leader_groups, what
+-- simhash_groups_into runs on the workers) against simhash_groups 'leader'
+-- over the whole table: the rows of its groups of more than one row
+CREATE TABLE cp_pairs AS SELECT * FROM simhash_pairs('cp', 'id', 'h', 3);
+CREATE TABLE cp_conn AS SELECT * FROM simhash_groups('cp', 'id', 'h', 3);
+WITH linked AS (
+	SELECT x.* FROM (SELECT g.group_id, array_agg(p.id_a) AS a, array_agg(p.id_b) AS b, array_agg(p.distance) AS d
+	                 FROM cp_pairs p JOIN cp_conn g ON g.id = p.id_a GROUP BY g.group_id) c,
+	     simhash_leader_groups(c.a, c.b, c.d) x),
+ref AS (
+	SELECT g.* FROM simhash_groups('cp', 'id', 'h', 3, 'leader') g
+	WHERE g.group_id IN (SELECT group_id FROM simhash_groups('cp', 'id', 'h', 3, 'leader') GROUP BY 1 HAVING count(*) > 1))
+SELECT (SELECT count(*) FROM ref) AS rows, (SELECT count(*) FROM ref WHERE id <> group_id) AS followers,
+       (SELECT count(*) FROM (SELECT * FROM ref EXCEPT ALL SELECT * FROM linked) x) AS missing,
+       (SELECT count(*) FROM (SELECT * FROM linked EXCEPT ALL SELECT * FROM ref) x) AS extra;
+-- ties at the same distance go to the least leader; a follower never leads
+SELECT * FROM simhash_leader_groups('{1,2,1,3}', '{3,3,2,4}', '{2,2,1,1}') ORDER BY id;
+SELECT * FROM simhash_leader_groups('{}', '{}', '{}');
+SELECT * FROM simhash_leader_groups('{1,2}', '{2}', '{1,1}');
+SELECT * FROM simhash_leader_groups('{2}', '{1}', '{1}');
+SELECT * FROM simhash_leader_groups('{1,NULL}', '{2,3}', '{1,1}');
+
+-- simhash_groups_into on one node: a plain table of simhash_groups' rows
+-- in groups of more than one row
+SELECT simhash_groups_into('cp', 'id', 'h', 'cp_into_conn');
+SELECT simhash_groups_into('cp', 'id', 'h', 'cp_into_lead', 2, 'leader', 6);
+SELECT (SELECT count(*) FROM (SELECT * FROM cp_into_conn EXCEPT ALL
+        SELECT * FROM cp_conn WHERE group_id IN (SELECT group_id FROM cp_conn GROUP BY 1 HAVING count(*) > 1)) x) AS extra,
+       (SELECT count(*) FROM (SELECT * FROM cp_conn WHERE group_id IN (SELECT group_id FROM cp_conn GROUP BY 1 HAVING count(*) > 1)
+        EXCEPT ALL SELECT * FROM cp_into_conn) x) AS missing;
+SELECT count(*) = (SELECT count(*) FROM simhash_groups('cp', 'id', 'h', 2, 'leader', 6) g
+                   WHERE g.group_id IN (SELECT group_id FROM simhash_groups('cp', 'id', 'h', 2, 'leader', 6) GROUP BY 1 HAVING count(*) > 1))
+       AS same_count, pg_typeof(min(id)) FROM cp_into_lead;
+-- the new table goes where CREATE TABLE would put it: a qualified name in
+-- its schema, an unqualified one in the first schema of the caller's path
+CREATE SCHEMA cp_s;
+SELECT simhash_groups_into('cp', 'id', 'h', 'cp_s.into_q') = (SELECT count(*) FROM cp_into_conn) AS same_rows;
+SET search_path = cp_s, public;
+SELECT simhash_groups_into('public.cp', 'id', 'h', 'into_u', 2, 'leader', 6) = (SELECT count(*) FROM public.cp_into_lead) AS same_rows;
+RESET search_path;
+SELECT (SELECT count(*) FROM cp_s.into_q) = (SELECT count(*) FROM cp_into_conn) AS q_same,
+       (SELECT count(*) FROM cp_s.into_u) = (SELECT count(*) FROM cp_into_lead) AS u_same;
+DROP SCHEMA cp_s CASCADE;
+SELECT simhash_groups_into('cp', 'id', 'h', 'a.b.c');
+SELECT simhash_groups_into('cp', 'id', 'h', 'bad"name');
+SELECT simhash_groups_into('cp', 'id', 'h', 'cp_into_conn');
+SELECT simhash_groups_into('cp', 'id', 'h', 'cp_x', 3, 'nearest');
+SELECT simhash_groups_into('cp', 'nope', 'h', 'cp_x');
+SELECT simhash_groups_into('cp', 'id', 'h', NULL);
+
+DROP TABLE cp, cp_pairs, cp_conn, cp_into_conn, cp_into_lead;
 DROP FUNCTION cp_check(int, int);

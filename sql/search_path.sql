@@ -152,6 +152,7 @@ EXPLAIN (VERBOSE, COSTS OFF) SELECT h OPERATOR(public.<~>) h OPERATOR(public.<=)
 SELECT * FROM public.simhash_distance_histogram('public.sp_docs'::regclass, 'h'::name, 1, 10);
 \set VERBOSITY terse
 SELECT * FROM public.simhash_pairs_citus('public.sp_docs'::regclass, 'id'::name, 'h'::name);
+SELECT * FROM public.simhash_citus_parts('simhash_pairs_citus'::text, 'public.sp_docs'::regclass, 'id'::name, 'h'::name, 3, NULL::integer);
 SELECT * FROM public.simhash_groups_citus('public.sp_docs'::regclass, 'id'::name, 'h'::name);
 SELECT * FROM public.simhash_groups_citus('public.sp_docs'::regclass, 'id'::name, 'h'::name, 3, 'leader'::text);
 SELECT * FROM public.shared_key_pairs_citus('public.sp_docs'::regclass, 'id'::name, 'keys'::name);
@@ -178,6 +179,16 @@ SELECT c.group_id, pg_catalog.array_agg(c.id ORDER BY c.id) AS ids
 FROM public.simhash_citus_connected('public.sp_docs'::regclass, 'id'::name, 'pg_temp.sp_pairs'::regclass) c
 GROUP BY c.group_id HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>) 1 ORDER BY 1;
 SELECT pg_catalog.count(*) FROM public.simhash_citus_connected('public.sp_docs'::regclass, 'id'::name, 'pg_temp.sp_pairs'::regclass);
+-- simhash_groups_into needs no Citus on one node: the groups of more than
+-- one row in a new table, an unqualified one in the first schema of the
+-- path (sp_early), none of the look-alike rows
+SELECT public.simhash_groups_into('public.sp_docs'::regclass, 'id'::name, 'h'::name, 'sp_into'::text);
+SELECT public.simhash_groups_into('public.sp_docs'::regclass, 'id'::name, 'h'::name, 'sp_early.sp_into_l'::text, 1, 'leader'::text);
+SELECT public.simhash_citus_groups_into('public.sp_docs'::regclass, 'id'::name, 'h'::name, 'sp_early'::name, 'sp_into_c'::name,
+	0, 'connected'::text, NULL::integer);
+SELECT g.group_id, pg_catalog.array_agg(g.id ORDER BY g.id) AS ids FROM sp_early.sp_into_c g GROUP BY g.group_id ORDER BY 1;
+SELECT (SELECT pg_catalog.count(*) FROM sp_early.sp_into) AS connected_rows,
+       (SELECT pg_catalog.count(DISTINCT l.group_id) FROM sp_early.sp_into_l l) AS leaders;
 RESET search_path;
 
 SET client_min_messages = warning;

@@ -295,9 +295,12 @@ COMMENT ON FUNCTION simhash_group_pairs(bigint[], simhash64[], integer, integer,
 -- run with the caller's privileges (SECURITY INVOKER) and call them; a
 -- helper can do nothing its caller could not do with the job itself.
 
-CREATE FUNCTION simhash_pairs_citus(relation regclass, id_column name, hash_column name,
-		max_distance integer DEFAULT 3, blocks integer DEFAULT NULL)
-	RETURNS TABLE (id_a bigint, id_b bigint, distance integer)
+-- the start of simhash_pairs_citus and of simhash_groups_into on the
+-- workers: checks, the rows repartitioned by (table group, block) into the
+-- work table part, and search, the query of their pairs searched part by
+-- part on the workers (built here from part and numbers only)
+CREATE FUNCTION simhash_citus_parts(job text, relation regclass, id_column name, hash_column name,
+		max_distance integer, blocks integer, OUT part regclass, OUT search text)
 	LANGUAGE plpgsql
 	SET search_path = pg_catalog, pg_temp
 	AS $fn$
@@ -305,13 +308,12 @@ DECLARE
 	ext name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
 	             WHERE e.extname = 'simhash');
 	nblocks integer := coalesce(blocks, greatest(least(max_distance + 2, 64), 1));
-	part regclass;
 	moved bigint;
 BEGIN
 	EXECUTE format('SELECT %1$I.simhash_citus_start(%1$I.simhash_citus_job_name($1), $2, $3, $4)', ext)
-		USING 'simhash_pairs_citus'::text, relation, id_column, hash_column;
+		USING job, relation, id_column, hash_column;
 	IF max_distance IS NULL THEN
-		RAISE EXCEPTION 'simhash_pairs_citus: arguments must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+		RAISE EXCEPTION '%: arguments must not be NULL', job USING ERRCODE = 'null_value_not_allowed';
 	END IF;
 	-- checks blocks
 	EXECUTE format('SELECT %1$I.simhash_group_block(0::bigint::%1$I.simhash64, 0, $1, $2)', ext)
@@ -324,15 +326,31 @@ BEGIN
 		               part, ext, hash_column, g, nblocks, max_distance, g, id_column, hash_column, relation, hash_column);
 		GET DIAGNOSTICS moved = ROW_COUNT;
 		EXECUTE format('SELECT %I.simhash_citus_progress($1, $2)', ext)
-			USING 'simhash_pairs_citus'::text,
-			      format('repartitioned %s rows for table group %s of %s', moved, g + 1, max_distance + 1);
+			USING job, format('repartitioned %s rows for table group %s of %s', moved, g + 1, max_distance + 1);
 	END LOOP;
 	EXECUTE format('SELECT %I.simhash_citus_progress($1, $2)', ext)
-		USING 'simhash_pairs_citus'::text, 'searching the parts on the workers'::text;
-	RETURN QUERY EXECUTE format(
+		USING job, 'searching the parts on the workers'::text;
+	search := format(
 		'SELECT p.id_a, p.id_b, p.distance FROM (SELECT grp, array_agg(id) AS ids, array_agg(h) AS hs FROM %s GROUP BY bk, grp) s,'
 		' LATERAL %I.simhash_group_pairs(s.ids, s.hs, s.grp, %s, %s) p', part, ext, nblocks, max_distance);
-	EXECUTE format('DROP TABLE %s', part);
+END $fn$;
+COMMENT ON FUNCTION simhash_citus_parts(text, regclass, name, name, integer, integer) IS 'internal: the rows of a *_citus simhash job repartitioned, and the query of their pairs';
+
+CREATE FUNCTION simhash_pairs_citus(relation regclass, id_column name, hash_column name,
+		max_distance integer DEFAULT 3, blocks integer DEFAULT NULL)
+	RETURNS TABLE (id_a bigint, id_b bigint, distance integer)
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $fn$
+DECLARE
+	ext name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	             WHERE e.extname = 'simhash');
+	s record;
+BEGIN
+	EXECUTE format('SELECT * FROM %I.simhash_citus_parts($1, $2, $3, $4, $5, $6)', ext)
+		INTO s USING 'simhash_pairs_citus'::text, relation, id_column, hash_column, max_distance, blocks;
+	RETURN QUERY EXECUTE s.search;
+	EXECUTE format('DROP TABLE %s', s.part);
 END $fn$;
 COMMENT ON FUNCTION simhash_pairs_citus(regclass, name, name, integer, integer) IS 'simhash_pairs of a Citus distributed table, searched on the workers';
 
@@ -426,6 +444,11 @@ BEGIN
 	WHEN 'pairs' THEN suffix := '_p'; columns := 'a bigint, b bigint';
 	WHEN 'signatures' THEN suffix := '_s'; columns := format('id bigint, sig %I.minhash_signature', ext);
 	WHEN 'moved' THEN suffix := '_m'; columns := format('b bigint, a bigint, sig_a %I.minhash_signature', ext);
+	WHEN 'group_pairs' THEN suffix := '_gp'; columns := 'a bigint, b bigint, d integer';
+	WHEN 'edges' THEN suffix := '_ge'; columns := 'src bigint, dst bigint';
+	WHEN 'labels' THEN suffix := '_gl'; columns := 'id bigint, label bigint';
+	WHEN 'next_labels' THEN suffix := '_gn'; columns := 'id bigint, label bigint';
+	WHEN 'grouped_pairs' THEN suffix := '_gc'; columns := 'grp bigint, a bigint, b bigint, d integer';
 	ELSE
 		RAISE EXCEPTION 'simhash_citus_work_table: unknown kind "%"', kind USING ERRCODE = 'invalid_parameter_value';
 	END CASE;
@@ -823,6 +846,162 @@ BEGIN
 	EXECUTE format('DROP TABLE %s', m.work);
 END $fn$;
 COMMENT ON FUNCTION minhash_groups_citus(regclass, name, name, float8, integer, integer) IS 'minhash_groups of a Citus distributed table: pairs on the workers, groups on the coordinator';
+
+-- Groups into a table: simhash_groups' groups of more than one row, as
+-- rows (id, group_id) of a new table; on a Citus distributed table a
+-- distributed table co-located with it (when it is distributed by the id
+-- column), computed on the workers: the pairs stay there, connected groups
+-- by label propagation (each row's label the least id among its own and
+-- its neighbours' labels, round after round, until none changes), the
+-- leader linkage per connected group on the worker holding the group's
+-- pairs (simhash_leader_groups).  Design: src/dedup/citus.c.
+
+CREATE FUNCTION simhash_leader_groups(id_a bigint[], id_b bigint[], distance integer[])
+	RETURNS TABLE (id bigint, group_id bigint)
+	AS 'MODULE_PATHNAME', 'simhash_leader_groups'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 100;
+COMMENT ON FUNCTION simhash_leader_groups(bigint[], bigint[], integer[]) IS 'the leader linkage of simhash_groups over the pairs of one connected group: the rows of its groups of more than one row, with their leaders';
+
+CREATE FUNCTION simhash_groups_into(relation regclass, id_column name, hash_column name, result_table text,
+		max_distance integer DEFAULT 3, linkage text DEFAULT 'connected', blocks integer DEFAULT NULL)
+	RETURNS bigint
+	LANGUAGE plpgsql AS $fn$
+-- No SET search_path here, so that an unqualified result_table goes where
+-- the caller's CREATE TABLE would put it (the first schema of the caller's
+-- path); every name below is qualified, and the work runs in
+-- simhash_citus_groups_into, under search_path = pg_catalog, pg_temp.
+DECLARE
+	ext pg_catalog.name := (SELECT n.nspname FROM pg_catalog.pg_extension e
+	                        JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace
+	                        WHERE e.extname OPERATOR(pg_catalog.=) 'simhash'::pg_catalog.name);
+	target pg_catalog.text[] := pg_catalog.parse_ident(result_table);
+	written pg_catalog.int8;
+BEGIN
+	IF pg_catalog.cardinality(target) OPERATOR(pg_catalog.>) 2 THEN
+		RAISE EXCEPTION 'simhash_groups_into: improper qualified name (too many dotted names): %', result_table
+			USING ERRCODE = 'syntax_error';
+	END IF;
+	IF pg_catalog.cardinality(target) OPERATOR(pg_catalog.=) 1 THEN
+		IF pg_catalog.current_schema() IS NULL THEN
+			RAISE EXCEPTION 'simhash_groups_into: no schema has been selected to create in'
+				USING ERRCODE = 'invalid_schema_name';
+		END IF;
+		target := pg_catalog.array_prepend(pg_catalog.current_schema()::pg_catalog.text, target);
+	END IF;
+	EXECUTE pg_catalog.format('SELECT %I.simhash_citus_groups_into($1, $2, $3, $4, $5, $6, $7, $8)', ext)
+		INTO written
+		USING relation, id_column, hash_column, target[1]::pg_catalog.name, target[2]::pg_catalog.name,
+		      max_distance, linkage, blocks;
+	RETURN written;
+END $fn$;
+COMMENT ON FUNCTION simhash_groups_into(regclass, name, name, text, integer, text, integer) IS 'simhash_groups'' groups of more than one row into a new table (id, group_id); on a Citus distributed table computed on the workers, co-located with it';
+
+-- the work of simhash_groups_into: its groups written into the new table
+-- result_schema.result_name; returns the number of rows written
+CREATE FUNCTION simhash_citus_groups_into(relation regclass, id_column name, hash_column name,
+		result_schema name, result_name name, max_distance integer, linkage text, blocks integer)
+	RETURNS bigint
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $fn$
+DECLARE
+	ext name := (SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+	             WHERE e.extname = 'simhash');
+	target text;
+	idtype text;
+	dist_column name;
+	s record;
+	pairs regclass;
+	edges regclass;
+	labels regclass;
+	next_labels regclass;
+	parts regclass;
+	changed bigint;
+	rounds integer := 0;
+	written bigint;
+BEGIN
+	IF relation IS NULL OR id_column IS NULL OR hash_column IS NULL OR result_schema IS NULL
+	   OR result_name IS NULL OR max_distance IS NULL OR linkage IS NULL THEN
+		RAISE EXCEPTION 'simhash_groups_into: arguments must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF linkage NOT IN ('connected', 'leader') THEN
+		RAISE EXCEPTION 'simhash_groups_into: linkage must be ''connected'' or ''leader'''
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	target := format('%I.%I', result_schema, result_name);
+	SELECT format_type(a.atttypid, a.atttypmod) INTO idtype FROM pg_attribute a
+	WHERE a.attrelid = relation AND a.attname = id_column AND a.attnum > 0 AND NOT a.attisdropped;
+	IF idtype IS NULL THEN
+		RAISE EXCEPTION 'simhash_groups_into: column "%" of relation % does not exist', id_column, relation
+			USING ERRCODE = 'undefined_column';
+	END IF;
+	IF to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
+		EXECUTE 'SELECT pg_catalog.column_to_column_name(p.logicalrelid, p.partkey) FROM pg_catalog.pg_dist_partition p'
+		        ' WHERE p.logicalrelid = $1 AND p.partmethod = ''h''' INTO dist_column USING relation;
+	END IF;
+	EXECUTE format('CREATE TABLE %s (id %s, group_id %s)', target, idtype, idtype);
+	IF dist_column IS NOT NULL THEN
+		PERFORM pg_catalog.create_distributed_table(target::regclass, 'id',
+			colocate_with => CASE WHEN dist_column = id_column THEN relation::text ELSE 'default' END);
+	END IF;
+	IF dist_column IS NULL OR idtype NOT IN ('bigint', 'integer', 'smallint')
+	   OR NOT coalesce(current_setting('simhash.citus_jobs', true), 'on')::boolean THEN
+		-- one node, or the rows read here (simhash_groups says why)
+		EXECUTE format('INSERT INTO %s SELECT g.id, g.group_id FROM (SELECT x.id, x.group_id, count(*) OVER (PARTITION BY x.group_id) AS n'
+		               ' FROM %I.simhash_groups($1, $2, $3, NULL::%s, $4, $5, $6) x) g WHERE g.n > 1', target, ext, idtype)
+			USING relation, id_column, hash_column, max_distance, linkage, blocks;
+		GET DIAGNOSTICS written = ROW_COUNT;
+		RETURN written;
+	END IF;
+
+	-- the pairs, kept on the workers (by their first id)
+	EXECUTE format('SELECT * FROM %I.simhash_citus_parts($1, $2, $3, $4, $5, $6)', ext)
+		INTO s USING 'simhash_groups_into'::text, relation, id_column, hash_column, max_distance, blocks;
+	EXECUTE format('SELECT %I.simhash_citus_work_table($1, $2, NULL::regclass)', ext)
+		INTO pairs USING relation, 'group_pairs'::text;
+	EXECUTE format('INSERT INTO %s (a, b, d) SELECT * FROM (%s) x', pairs, s.search);
+	EXECUTE format('DROP TABLE %s', s.part);
+	-- connected groups: edges both ways by their source; labels by id
+	EXECUTE format('SELECT %I.simhash_citus_work_table($1, $2, $3)', ext)
+		INTO edges USING relation, 'edges'::text, pairs;
+	EXECUTE format('INSERT INTO %s SELECT a, b FROM %s', edges, pairs);
+	EXECUTE format('INSERT INTO %s SELECT b, a FROM %s', edges, pairs);
+	EXECUTE format('SELECT %I.simhash_citus_work_table($1, $2, $3)', ext)
+		INTO labels USING relation, 'labels'::text, pairs;
+	EXECUTE format('SELECT %I.simhash_citus_work_table($1, $2, $3)', ext)
+		INTO next_labels USING relation, 'next_labels'::text, pairs;
+	EXECUTE format('INSERT INTO %s SELECT src, least(src, min(dst)) FROM %s GROUP BY src', labels, edges);
+	LOOP
+		EXECUTE format('INSERT INTO %s SELECT e.dst, l.label FROM %s e JOIN %s l ON l.id = e.src', next_labels, edges, labels);
+		EXECUTE format('UPDATE %s l SET label = m.label FROM (SELECT id, min(label) AS label FROM %s GROUP BY id) m'
+		               ' WHERE l.id = m.id AND m.label < l.label', labels, next_labels);
+		GET DIAGNOSTICS changed = ROW_COUNT;
+		EXECUTE format('DELETE FROM %s', next_labels);
+		rounds := rounds + 1;
+		EXECUTE format('SELECT %I.simhash_citus_progress($1, $2)', ext)
+			USING 'simhash_groups_into'::text,
+			      format('labelling round %s on the workers: %s rows relabelled', rounds, changed);
+		EXIT WHEN changed = 0;
+	END LOOP;
+	IF linkage = 'connected' THEN
+		EXECUTE format('INSERT INTO %s SELECT id, label FROM %s', target, labels);
+		GET DIAGNOSTICS written = ROW_COUNT;
+	ELSE
+		-- each group's pairs on one shard, linked there in id order
+		EXECUTE format('SELECT %I.simhash_citus_work_table($1, $2, $3)', ext)
+			INTO parts USING relation, 'grouped_pairs'::text, pairs;
+		EXECUTE format('INSERT INTO %s SELECT l.label, p.a, p.b, p.d FROM %s p JOIN %s l ON l.id = p.a', parts, pairs, labels);
+		EXECUTE format('SELECT %I.simhash_citus_progress($1, $2)', ext)
+			USING 'simhash_groups_into'::text, 'choosing the leaders on the workers'::text;
+		EXECUTE format('INSERT INTO %s SELECT x.id, x.group_id FROM (SELECT array_agg(a) AS a, array_agg(b) AS b, array_agg(d) AS d'
+		               ' FROM %s GROUP BY grp) g, LATERAL %I.simhash_leader_groups(g.a, g.b, g.d) x', target, parts, ext);
+		GET DIAGNOSTICS written = ROW_COUNT;
+		EXECUTE format('DROP TABLE %s', parts);
+	END IF;
+	EXECUTE format('DROP TABLE %s, %s, %s, %s', pairs, edges, labels, next_labels);
+	RETURN written;
+END $fn$;
+COMMENT ON FUNCTION simhash_citus_groups_into(regclass, name, name, name, name, integer, text, integer) IS 'internal: the groups of simhash_groups_into written into the new table result_schema.result_name';
 
 --------------------------------------------------------------------------
 -- Casts from smallint and numeric to simhash64, so that

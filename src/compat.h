@@ -27,6 +27,7 @@
 #include "commands/explain_format.h"
 #endif
 #include "commands/vacuum.h"
+#include "nodes/parsenodes.h"
 #include "storage/proc.h"
 #include "storage/smgr.h"
 #include "utils/acl.h"
@@ -219,5 +220,43 @@ simhash_log_reuse_horizon(Relation index, bool is_catalog, BlockNumber block,
 	XLogRegisterData((char *) &xlrec, SizeOfBtreeReusePage);
 	XLogInsert(RM_BTREE_ID, XLOG_BTREE_REUSE_PAGE);
 }
+
+/*
+ * A range-table entry that is not a relation any more (the Citus join
+ * rewrite turns one into a CTE reference): from 16 its permission check is
+ * an RTEPermissionInfo in the query's list, removed here (and the other
+ * entries' indexes renumbered); up to 15 it is in the entry, checked only
+ * for relations.  The relation is read, and checked, by the CTE's query.
+ */
+static inline void
+simhash_rte_drop_permission(Query *parse, RangeTblEntry *rte)
+{
+#if PG_VERSION_NUM >= 160000
+	Index		gone = rte->perminfoindex;
+	ListCell   *lc;
+
+	if (gone == 0)
+		return;
+	parse->rteperminfos = list_delete_nth_cell(parse->rteperminfos, gone - 1);
+	rte->perminfoindex = 0;
+	foreach(lc, parse->rtable)
+	{
+		RangeTblEntry *other = lfirst(lc);
+
+		if (other->perminfoindex > gone)
+			other->perminfoindex--;
+	}
+#else
+	(void) parse;
+	rte->requiredPerms = 0;
+#endif
+}
+
+/* the GROUP BY entry of a query's range table (18 added it) */
+#if PG_VERSION_NUM >= 180000
+#define SimhashRteIsGroup(rte)	((rte)->rtekind == RTE_GROUP)
+#else
+#define SimhashRteIsGroup(rte)	false
+#endif
 
 #endif							/* SIMHASH_COMPAT_H */

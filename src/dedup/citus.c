@@ -543,3 +543,169 @@ simhash_citus_minhash_params(PG_FUNCTION_ARGS)
 	minhash_format_params(buf, sizeof(buf), &p);
 	PG_RETURN_TEXT_P(cstring_to_text(buf));
 }
+
+/* ---- the leader linkage of a group's pairs, on the worker holding them ---- */
+
+/* a pair of simhash_leader_groups() */
+typedef struct LeaderPair
+{
+	int64		a;				/* the smaller id */
+	int64		b;
+	int32		distance;
+} LeaderPair;
+
+/* pairs in the order the leader linkage visits them: b, distance, a */
+static int
+leader_pair_cmp(const void *x, const void *y)
+{
+	const LeaderPair *p = x;
+	const LeaderPair *q = y;
+
+	if (p->b != q->b)
+		return p->b < q->b ? -1 : 1;
+	if (p->distance != q->distance)
+		return p->distance < q->distance ? -1 : 1;
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	return 0;
+}
+
+static int
+int64_cmp(const void *x, const void *y)
+{
+	int64		a = *(const int64 *) x;
+	int64		b = *(const int64 *) y;
+
+	return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/* the position of id among the n sorted ids (it is there) */
+static size_t
+leader_position(const int64 *ids, size_t n, int64 id)
+{
+	const int64 *found = bsearch(&id, ids, n, sizeof(int64), int64_cmp);
+
+	Assert(found != NULL);
+	return (size_t) (found - ids);
+}
+
+/*
+ * simhash_leader_groups(id_a bigint[], id_b bigint[], distance integer[])
+ * → TABLE (id, group_id): the leader linkage of simhash_groups over these
+ * pairs (id_a < id_b; every pair among their rows, as a connected group's
+ * are): rows in id order join the nearest earlier leader among the rows
+ * they pair with (ties: the least id), else lead.  The rows of the groups
+ * of more than one row, each once; group_id is its leader's id (a leader
+ * without followers is a group of one row).  A group's pairs alone decide its
+ * leaders, so groups can be linked apart, each on the node holding it.
+ */
+PG_FUNCTION_INFO_V1(simhash_leader_groups);
+Datum
+simhash_leader_groups(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ArrayType  *arrays[3];
+	Datum	   *values[3];
+	bool	   *nulls[3];
+	int			counts[3];
+	LeaderPair *pairs;
+	int64	   *ids,
+			   *leader;
+	bool	   *follower,
+			   *led;
+	size_t		n,
+				m = 0;
+
+	for (int i = 0; i < 3; i++)
+	{
+		arrays[i] = PG_GETARG_ARRAYTYPE_P(i);
+		if (i < 2)
+			deconstruct_array(arrays[i], INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+							  &values[i], &nulls[i], &counts[i]);
+		else
+			deconstruct_array(arrays[i], INT4OID, 4, true, TYPALIGN_INT,
+							  &values[i], &nulls[i], &counts[i]);
+	}
+	if (counts[0] != counts[1] || counts[0] != counts[2])
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("simhash_leader_groups: %d, %d and %d elements", counts[0],
+						counts[1], counts[2])));
+	InitMaterializedSRF(fcinfo, 0);
+	n = (size_t) counts[0];
+	if (n == 0)
+		return (Datum) 0;
+
+	pairs = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(LeaderPair) * n);
+	ids = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(int64) * 2 * n);
+	for (size_t i = 0; i < n; i++)
+	{
+		if (nulls[0][i] || nulls[1][i] || nulls[2][i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("simhash_leader_groups: a NULL element")));
+		pairs[i].a = DatumGetInt64(values[0][i]);
+		pairs[i].b = DatumGetInt64(values[1][i]);
+		pairs[i].distance = DatumGetInt32(values[2][i]);
+		if (pairs[i].a >= pairs[i].b)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("simhash_leader_groups: id_a " INT64_FORMAT " is not less than id_b " INT64_FORMAT,
+							pairs[i].a, pairs[i].b)));
+		ids[2 * i] = pairs[i].a;
+		ids[2 * i + 1] = pairs[i].b;
+	}
+	qsort(pairs, n, sizeof(LeaderPair), leader_pair_cmp);
+	qsort(ids, 2 * n, sizeof(int64), int64_cmp);
+	for (size_t i = 0; i < 2 * n; i++)
+		if (m == 0 || ids[m - 1] != ids[i])
+			ids[m++] = ids[i];
+	leader = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(int64) * m);
+	follower = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(bool) * m);
+	memset(follower, 0, sizeof(bool) * m);
+
+	/*
+	 * Each b in ascending order: its first pair (by distance, then a) whose
+	 * a leads makes it a follower of a.  Every a is less than its b, so its
+	 * own place was decided before.
+	 */
+	for (size_t i = 0; i < n;)
+	{
+		int64		b = pairs[i].b;
+		size_t		j;
+
+		CHECK_FOR_INTERRUPTS();
+		for (j = i; j < n && pairs[j].b == b; j++)
+		{
+			if (!follower[leader_position(ids, m, pairs[j].a)])
+			{
+				size_t		pb = leader_position(ids, m, b);
+
+				follower[pb] = true;
+				leader[pb] = pairs[j].a;
+				break;
+			}
+		}
+		while (j < n && pairs[j].b == b)
+			j++;
+		i = j;
+	}
+	/* leaders without followers are groups of one row: not reported */
+	led = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(bool) * m);
+	memset(led, 0, sizeof(bool) * m);
+	for (size_t k = 0; k < m; k++)
+		if (follower[k])
+			led[leader_position(ids, m, leader[k])] = true;
+	for (size_t k = 0; k < m; k++)
+	{
+		Datum		out[2];
+		bool		outnull[2] = {false, false};
+
+		if (!follower[k] && !led[k])
+			continue;
+		out[0] = Int64GetDatum(ids[k]);
+		out[1] = Int64GetDatum(follower[k] ? leader[k] : ids[k]);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, out, outnull);
+	}
+	return (Datum) 0;
+}

@@ -4,7 +4,8 @@
  *		path.c (paths and costs; the hook and the registration), plan.c
  *		(the CustomScan), exec.c (the executor), spill.c (the kept rows, in
  *		memory or in temporary files), explain.c (EXPLAIN) and settings.c
- *		(the settings and the search's blocks).  The design is in
+ *		(the settings and the search's blocks), citus.c (radius joins between
+ *		Citus distributed tables, rewritten before Citus plans them).  The design is in
  *		src/join/README.md.
  */
 #ifndef SIMHASH_JOIN_H
@@ -144,6 +145,9 @@ typedef struct RadiusJoinState
 extern bool simhash_enable_join;
 extern void join_define_settings(void);
 extern int	join_nblocks(int k);
+
+/* citus.c: the rewrite of radius joins between Citus distributed tables */
+extern void join_citus_init(void);
 
 /* plan.c: PlanCustomPath, and the node's scan methods */
 extern Plan *join_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,

@@ -497,6 +497,7 @@ void
 simhash_join_init(void)
 {
 	join_define_settings();
+	join_citus_init();
 	RegisterCustomScanMethods(&join_scan_methods);
 	prev_join_pathlist_hook = set_join_pathlist_hook;
 	set_join_pathlist_hook = join_pathlist_hook;

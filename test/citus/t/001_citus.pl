@@ -1,7 +1,8 @@
 # test/citus/t/001_citus.pl: simhash on a Citus cluster.
 #
 # Three local PostgreSQL 15 clusters (a coordinator and two workers, each on
-# its own port, Unix sockets only) with shared_preload_libraries = 'citus'.
+# its own port, Unix sockets only) with shared_preload_libraries = 'citus'
+# ('citus,simhash' on the coordinator).
 # The same rows are kept in a distributed table `docs` (8 shards) and a plain
 # local table `docs_local` on the coordinator, and every check compares the
 # distributed answer with the local one: CREATE EXTENSION reaching the
@@ -9,13 +10,17 @@
 # every shard, radius queries in every spelling (literal, prepared, generic
 # plan, PL/pgSQL), ORDER BY distance LIMIT n, joins of a batch of new rows
 # (local, reference and colocated distributed tables) and "insert only the
-# rows without a near-duplicate", the dedup jobs (the plain names run on the
+# rows without a near-duplicate", the joins between distributed tables that
+# simhash's planner hook rewrites (the self-join on the id, a distributed
+# batch; what it leaves to Citus; without simhash preloaded), the dedup jobs (the plain names run on the
 # workers, with progress NOTICEs; they read the rows on the coordinator, with
 # a NOTICE saying why, when simhash.citus_jobs is off, in a read-only
 # transaction, for text ids or without CREATE on the schema; every *_citus
 # job works on the workers and must give the single-node pairs, groups,
 # NOTICEs and errors, also on a table not distributed by its id; four
 # sessions running jobs at once with Citus's max_prepared_transactions),
+# groups written on the workers into co-located tables (simhash_groups_into)
+# and the delete of all but the leaders through them,
 # and a worker restarted in the middle of a job or down before it (an
 # error, no rows, the work tables rolled back).
 #
@@ -34,8 +39,11 @@ for my $name ('coord', 'worker1', 'worker2')
 {
 	my $node = PostgreSQL::Test::Cluster->new($name);
 	$node->init;
+	# simhash after citus on the coordinator: its planner hook (the radius
+	# joins between distributed tables) in every session from the start
+	my $preload = $name eq 'coord' ? 'citus,simhash' : 'citus';
 	$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'citus'
+shared_preload_libraries = '$preload'
 citus.node_conninfo = 'sslmode=disable'
 citus.enable_statistics_collection = off
 fsync = off
@@ -317,19 +325,104 @@ $got = same_as_local(sprintf($join, 'new_local'), 'join: a local table of new ro
 my $pairs = () = $got =~ /\n/g;
 cmp_ok($pairs, '>', 50, "the join found pairs ($pairs)");
 same_as_local(sprintf($join, 'new_ref'), 'join: a reference table of new rows against the corpus');
-# a colocated distributed batch is not joined on the distribution column:
-# Citus cannot push it down; materialise the batch in a CTE instead
-my ($rc, $out, $err) = $coord->psql('postgres', sprintf($join, 'new_dist'));
-like($err, qr/complex joins are only supported|repartition/,
-	'join: a distributed batch joined directly is refused by Citus');
-# the self-join of a distributed table: refused by Citus; the pairs job
-# gives the rows of the single-node self-join
-($rc, $out, $err) = $coord->psql('postgres',
-	'SELECT a.id, b.id, a.h <~> b.h FROM docs a JOIN docs b ON a.id < b.id AND a.h <~> b.h <= 3 ORDER BY 1, 2');
-like($err, qr/complex joins are only supported/, 'the self-join of a distributed table is refused by Citus (documented)');
-is(cq('SELECT id_a, id_b, distance FROM simhash_pairs(\'docs\', \'id\', \'h\', 3) ORDER BY 1, 2'),
-	cq('SELECT a.id, b.id, a.h <~> b.h FROM docs_local a JOIN docs_local b ON a.id < b.id AND a.h <~> b.h <= 3 ORDER BY 1, 2'),
-	'simhash_pairs on the distributed table: the rows of the single-node self-join');
+# a distributed batch (co-located, but not joined on the distribution
+# column), joined directly: simhash's planner hook sends the batch to the
+# workers (Citus alone refuses the join)
+my ($rc, $out, $err);
+same_as_local(sprintf($join, 'new_dist'), 'join: a distributed batch against the corpus: the single-node rows');
+same_as_local('SELECT n.id, c.id, c.body FROM new_dist n, docs c WHERE simhash_within(n.h, c.h, 2) AND c.c > 10 ORDER BY 1, 2',
+	'join: a distributed batch, simhash_within and another condition: the single-node rows');
+{
+	my $plan = cq('EXPLAIN (COSTS OFF) ' . sprintf($join, 'new_dist'));
+	like($plan, qr/Distributed Subplan.*Seq Scan on new_dist_\d+.*Task Count: $SHARDS/s,
+		'join: the distributed batch is read into a subplan, then joined on every shard of the corpus') or diag($plan);
+}
+
+# the self-join of a distributed table on its id: planned by the hook as
+# the pairs job on the workers, joined back to the rows on the shards
+my $self = 'SELECT a.id, b.id, a.h <~> b.h, a.body, b.c FROM docs a JOIN docs b ON a.id < b.id AND a.h <~> b.h <= 3 ORDER BY 1, 2';
+$got = same_as_local($self, 'self-join a.id < b.id AND a.h <~> b.h <= 3: the single-node rows');
+cmp_ok(scalar(() = $got =~ /\n/g), '>', 1000, 'the self-join found pairs');
+same_as_local('SELECT count(*), sum(a.id * b.id) FROM docs a, docs b WHERE b.id > a.id AND simhash_within(b.h, a.h, 2) AND a.c < 100',
+	'self-join b.id > a.id AND simhash_within(b.h, a.h, 2) AND a.c < 100, aggregated: the single-node answer');
+same_as_local('SELECT a.c, count(*), max(b.h <~> a.h) FROM docs b JOIN docs a ON b.id > a.id AND b.h <~> a.h < 2 GROUP BY a.c ORDER BY 2 DESC, 1 LIMIT 5',
+	'self-join written b, a with h <~> h < 2, GROUP BY, ORDER BY, LIMIT: the single-node answer');
+same_as_local('SELECT a.id, b.id FROM docs a JOIN docs b ON a.id < b.id AND a.h <~> b.h = 0 ORDER BY 1, 2',
+	'self-join at distance 0 (exact duplicates): the single-node rows');
+same_as_local('PREPARE sj(int) AS SELECT count(*), sum(a.id + 2 * b.id) FROM docs a JOIN docs b ON a.id < b.id AND a.h <~> b.h <= $1;'
+	  . join('', map { "EXECUTE sj($_);" } (3, 1, 4, 3, 0, 2, 3, 5)),
+	'self-join prepared, the radius a parameter, 8 executions: the single-node answers');
+{
+	my $plan = cq("EXPLAIN (COSTS OFF) $self");
+	like($plan, qr/Function Scan on simhash_pairs/, 'EXPLAIN of the self-join: the pairs job') or diag($plan);
+	is(cq(q{SELECT count(*) FROM pg_class WHERE relname LIKE 'simhash_part_%'}), '0',
+		'EXPLAIN of the self-join does not run the job (no work table)');
+	($rc, $out, $err) = $coord->psql('postgres', "SET simhash.progress_interval = 0; $self");
+	like($err, qr/NOTICE:  simhash_pairs: searching the parts on the workers/,
+		'the self-join runs the pairs job on the workers (its progress NOTICE)');
+}
+# INSERT ... SELECT of the self-join, into a distributed and a local table
+cq(q{CREATE TABLE docs_pairs (a bigint, b bigint, d int);
+	SELECT create_distributed_table('docs_pairs', 'a', colocate_with => 'docs');
+	CREATE TABLE docs_local_pairs (a bigint, b bigint, d int);
+	INSERT INTO docs_pairs SELECT a.id, b.id, a.h <~> b.h FROM docs a JOIN docs b ON a.id < b.id AND a.h <~> b.h <= 2;
+	INSERT INTO docs_local_pairs SELECT a.id, b.id, a.h <~> b.h FROM docs_local a JOIN docs_local b ON a.id < b.id AND a.h <~> b.h <= 2;
+	INSERT INTO docs_local_pairs SELECT n.id, c.id, n.h <~> c.h FROM new_dist n JOIN docs c ON n.h <~> c.h <= 2;
+	INSERT INTO docs_pairs SELECT n.id, c.id, n.h <~> c.h FROM new_local n JOIN docs_local c ON n.h <~> c.h <= 2});
+# (docs_pairs: the distributed self-join and the local batch join;
+# docs_local_pairs: the local self-join and the distributed batch join)
+cmp_ok(cq('SELECT count(*) FROM docs_pairs'), '>', 1000, 'INSERT ... SELECT of the joins: rows inserted');
+is(cq('SELECT count(*), md5(string_agg(a || \',\' || b || \',\' || d, \';\' ORDER BY a, b)) FROM docs_local_pairs'),
+	cq('SELECT count(*), md5(string_agg(a || \',\' || b || \',\' || d, \';\' ORDER BY a, b)) FROM docs_pairs'),
+	'INSERT ... SELECT of the self-join (into a distributed table) and of the batch join (into a local one): the single-node rows');
+# in a read-only transaction the job reads the rows here, saying so
+($rc, $out, $err) = $coord->psql('postgres', "BEGIN READ ONLY; $self; COMMIT");
+(my $self_local = $self) =~ s/\bdocs\b/docs_local/g;
+ok($rc == 0 && $out eq cq($self_local), 'self-join in a read-only transaction: the single-node rows');
+like($err, qr/DETAIL:  The job runs here, not on the workers: the transaction is read-only/,
+	'... with the NOTICE that the job reads the rows here');
+# a table with an integer id and a dropped column: the columns keep their places
+cq(q{CREATE TABLE dd_local (id integer PRIMARY KEY, gone text, body text, h simhash64);
+	INSERT INTO dd_local SELECT id, 'x', body, h FROM docs_local WHERE id <= 3000;
+	ALTER TABLE dd_local DROP COLUMN gone;
+	CREATE TABLE dd (id integer PRIMARY KEY, gone text, body text, h simhash64);
+	ALTER TABLE dd DROP COLUMN gone;
+	SELECT create_distributed_table('dd', 'id', shard_count => 4);
+	INSERT INTO dd SELECT * FROM dd_local});
+is(cq('SELECT a.id, b.id, a.body, b.body, a.h, pg_typeof(a.id) FROM dd a JOIN dd b ON a.id < b.id AND a.h <~> b.h <= 3 ORDER BY 1, 2'),
+	cq('SELECT a.id, b.id, a.body, b.body, a.h, pg_typeof(a.id) FROM dd_local a JOIN dd_local b ON a.id < b.id AND a.h <~> b.h <= 3 ORDER BY 1, 2'),
+	'self-join of a table with integer ids and a dropped column: the single-node rows');
+# what is left to Citus: refused as before, or planned by Citus itself
+cq(q{CREATE TABLE dc (id bigint, c int, h simhash64);
+	SELECT create_distributed_table('dc', 'c', shard_count => 4);
+	INSERT INTO dc SELECT id, c, h FROM docs_local});
+for my $case (
+	[ 'a.id <> b.id (both orders)', 'SELECT count(*) FROM docs a JOIN docs b ON a.id <> b.id AND a.h <~> b.h <= 3' ],
+	[ 'simhash.citus_joins = off', 'SET simhash.citus_joins = off; SELECT count(*) FROM docs a JOIN docs b ON a.id < b.id AND a.h <~> b.h <= 3' ],
+	[ 'a table not distributed by its id', 'SELECT count(*) FROM dc a JOIN dc b ON a.id < b.id AND a.h <~> b.h <= 3' ])
+{
+	my ($name, $sql) = @$case;
+	($rc, $out, $err) = $coord->psql('postgres', $sql);
+	like($err, qr/complex joins are only supported/, "self-join, $name: left to Citus, which refuses it");
+}
+same_as_local('SELECT count(*) FROM docs a JOIN docs b ON a.id = b.id AND a.h <~> b.h <= 3',
+	'a join on the distribution column and a radius: left to Citus, the single-node answer');
+# without simhash in shared_preload_libraries the hook comes with the
+# library, when the session first loads it
+{
+	my $count = 'SELECT count(*) FROM docs a JOIN docs b ON a.id < b.id AND a.h <~> b.h <= 3';
+	(my $count_local = $count) =~ s/\bdocs\b/docs_local/g;
+	my $want = cq($count_local);
+	$coord->adjust_conf('postgresql.conf', 'shared_preload_libraries', "'citus'");
+	$coord->restart;
+	($rc, $out, $err) = $coord->psql('postgres', $count);
+	like($err, qr/complex joins are only supported/,
+		'simhash not preloaded: the self-join as the first statement of a session is refused by Citus');
+	is(cq("SELECT '0123456789abcdef'::simhash64; $count"), "0123456789abcdef\n$want",
+		'simhash not preloaded: after a simhash value in the session, the self-join is planned');
+	$coord->adjust_conf('postgresql.conf', 'shared_preload_libraries', "'citus,simhash'");
+	$coord->restart;
+}
 same_as_local('WITH n AS MATERIALIZED (SELECT * FROM new_dist) SELECT n.id, c.id, c.h <~> n.h FROM n JOIN docs c ON c.h <~> n.h <= 3 ORDER BY 1, 2',
 	'join: a distributed batch through a MATERIALIZED CTE');
 for my $t ('new_local', 'new_ref')
@@ -598,6 +691,27 @@ for my $job (@citus_jobs)
 	ok($rc == 0 && $out eq $want && $err !~ /planted/, "$name, ordinary role, look-alikes on the path: the single-node result")
 	  or diag("rc $rc; $typed; $err");
 }
+# the same role and path: the radius self-join the planner hook rewrites
+# (its simhash_pairs named through the extension's schema), and the groups
+# written on the workers by simhash_groups_into
+{
+	my $join = 'SELECT count(*), sum(a.id * b.id) FROM %s a JOIN %s b ON a.id < b.id AND a.h <~> b.h <= 2';
+	my ($rc, $out, $err) = $coord->psql('postgres',
+		"SET ROLE regress_citus_user; SET search_path = sp_early, public, pg_catalog, pg_temp; "
+		. sprintf($join, 'public.docs', 'public.docs'));
+	ok($rc == 0 && $out eq cq(sprintf($join, 'docs_local', 'docs_local')) && $err !~ /planted/,
+		'self-join rewritten by the hook, ordinary role, look-alikes on the path: the single-node answer')
+	  or diag("rc $rc; $err");
+	($rc, $out, $err) = $coord->psql('postgres',
+		"SET ROLE regress_citus_user; SET search_path = sp_early, public, pg_catalog, pg_temp; SET simhash.progress_interval = -1; "
+		. q{SELECT public.simhash_groups_into('public.docs'::regclass, 'id'::name, 'h'::name, 'public.docs_role_leaders'::text, 3, 'leader'::text)});
+	ok($rc == 0 && $err !~ /planted/, 'simhash_groups_into, ordinary role, look-alikes on the path: runs') or diag("rc $rc; $err");
+	is(cq(q{SELECT count(*), md5(string_agg(id || ',' || group_id, ';' ORDER BY id)) FROM docs_role_leaders}),
+		cq(q{SELECT count(*), md5(string_agg(id || ',' || group_id, ';' ORDER BY id)) FROM simhash_groups('docs_local', 'id', 'h', 3, 'leader') g
+			WHERE g.group_id IN (SELECT x.group_id FROM simhash_groups('docs_local', 'id', 'h', 3, 'leader') x GROUP BY 1 HAVING count(*) > 1)}),
+		'simhash_groups_into, ordinary role, look-alikes on the path: the single-node groups of more than one row');
+	cq(q{DROP TABLE docs_role_leaders});
+}
 cq(q{
 	DROP SCHEMA sp_early CASCADE;
 	DO $unplant$
@@ -731,21 +845,52 @@ for my $job (q{shared_key_pairs_citus('docs', 'id', 'keys')}, q{shared_key_group
 }
 $w1->start;
 
-# delete every member of a group but its leader: the followers' ids into a
-# table co-located with docs, then a delete joined on the distribution
-# column, which runs on every shard (the documented recipe)
-cq(q{
-	CREATE TABLE docs_followers (id bigint PRIMARY KEY);
-	SELECT create_distributed_table('docs_followers', 'id', colocate_with => 'docs');
-	INSERT INTO docs_followers SELECT id FROM simhash_groups('docs', 'id', 'h', 3, 'leader') WHERE id <> group_id;
-});
-like(cq('SET citus.explain_all_tasks = on; EXPLAIN (COSTS OFF) DELETE FROM docs d USING docs_followers f WHERE d.id = f.id'),
+# groups computed on the workers into tables co-located with docs
+# (simhash_groups_into), against the single-node groups of more than one row
+cq(q{SET simhash.progress_interval = -1;
+	SELECT simhash_groups_into('docs', 'id', 'h', 'docs_groups');
+	SELECT simhash_groups_into('docs', 'id', 'h', 'docs_leaders', 3, 'leader');
+	SELECT simhash_groups_into('docs', 'id', 'h', 'docs_groups_2_6', 2, 'connected', 6)});
+for my $case ([ 'docs_groups', q{'docs_local', 'id', 'h'} ], [ 'docs_leaders', q{'docs_local', 'id', 'h', 3, 'leader'} ],
+	[ 'docs_groups_2_6', q{'docs_local', 'id', 'h', 2, 'connected', 6} ])
+{
+	my ($t, $args) = @$case;
+	is(cq("SELECT count(*), md5(string_agg(id || ',' || group_id, ';' ORDER BY id)) FROM $t"),
+		cq("SELECT count(*), md5(string_agg(id || ',' || group_id, ';' ORDER BY id)) FROM simhash_groups($args) g
+			WHERE g.group_id IN (SELECT x.group_id FROM simhash_groups($args) x GROUP BY 1 HAVING count(*) > 1)"),
+		"simhash_groups_into($t) on the workers: the single-node groups of more than one row");
+}
+is(cq(q{SELECT count(DISTINCT colocationid) FROM pg_dist_partition
+	WHERE logicalrelid IN ('docs'::regclass, 'docs_groups'::regclass, 'docs_leaders'::regclass)}), '1',
+	'simhash_groups_into: the result tables are co-located with the source');
+cmp_ok(cq(q{SELECT count(*) FROM docs_leaders WHERE id <> group_id}), '>', 100, 'simhash_groups_into: followers found');
+is(cq(q{SELECT count(*) FROM pg_class WHERE relname LIKE 'simhash_part_%'}), '0', 'simhash_groups_into: the work tables are dropped');
+($rc, $out, $err) = $coord->psql('postgres',
+	q{SET simhash.progress_interval = 0; SELECT simhash_groups_into('docs', 'id', 'h', 'docs_groups_p', 3, 'leader')});
+like($err, qr/NOTICE:  simhash_groups_into: labelling round 1 on the workers: \d+ rows relabelled\n.*NOTICE:  simhash_groups_into: choosing the leaders on the workers/s,
+	'simhash_groups_into: groups labelled and leaders chosen on the workers (progress NOTICEs)') or diag($err);
+unlike($err, qr/on this node|reading all its rows/, 'simhash_groups_into: nothing grouped or read on the coordinator');
+# text ids: the rows are read here (simhash_groups says so), the table is
+# still distributed
+($rc, $out, $err) = $coord->psql('postgres',
+	q{SET simhash.progress_interval = -1; SELECT simhash_groups_into('docs', 'body', 'h', 'docs_body_groups', 1)});
+like($err, qr/The job runs here, not on the workers: ids of type text/, 'simhash_groups_into with text ids: read on the coordinator, saying so');
+is(cq(q{SELECT count(*), md5(string_agg(id || ',' || group_id, ';' ORDER BY id)) FROM docs_body_groups}),
+	cq(q{SELECT count(*), md5(string_agg(id || ',' || group_id, ';' ORDER BY id)) FROM simhash_groups('docs_local', 'body', 'h', NULL::text, 1) g
+		WHERE g.group_id IN (SELECT x.group_id FROM simhash_groups('docs_local', 'body', 'h', NULL::text, 1) x GROUP BY 1 HAVING count(*) > 1)}),
+	'simhash_groups_into with text ids: the single-node groups');
+is(cq(q{SELECT partmethod FROM pg_dist_partition WHERE logicalrelid = 'docs_body_groups'::regclass}), 'h',
+	'... in a distributed table');
+
+# delete every member of a group but its leader: a join on the
+# distribution column with the co-located result, one task per shard
+like(cq('SET citus.explain_all_tasks = on; EXPLAIN (COSTS OFF) DELETE FROM docs d USING docs_leaders g WHERE d.id = g.id AND g.id <> g.group_id'),
 	qr/Task Count: $SHARDS/, 'the delete of the followers runs as one task per shard');
-cq('DELETE FROM docs d USING docs_followers f WHERE d.id = f.id');
+cq('DELETE FROM docs d USING docs_leaders g WHERE d.id = g.id AND g.id <> g.group_id');
 cq(q{DELETE FROM docs_local d USING (SELECT * FROM simhash_groups('docs_local', 'id', 'h', 3, 'leader')) g
 	WHERE d.id = g.id AND g.id <> g.group_id});
 same_as_local(q{SELECT count(*), md5(string_agg(id::text, ',' ORDER BY id)) FROM docs},
-	'delete all but the leaders through a co-located table of followers: the single-node rows');
+	'delete all but the leaders through simhash_groups_into: the single-node rows');
 
 $_->stop for @nodes;
 done_testing();
