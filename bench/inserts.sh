@@ -29,18 +29,8 @@ cd "$SIMHASH_ROOT"
 
 N=${1:-1000000}
 TXNS=${INSERTS_TXNS:-40000}
-if ! [[ $N =~ ^[0-9]+$ ]] || [ "$N" -lt 1000 ]; then
-	say "usage: bench/inserts.sh [rows, at least 1000; default 1000000]"
-	exit 2
-fi
-ensure_packages
-build_install
-start_cluster "shared_buffers = '1GB'" "max_parallel_workers_per_gather = 0" "jit = off" \
-	"autovacuum = off" "max_wal_size = '32GB'" "checkpoint_timeout = '1h'" "max_connections = 40"
-WORK=$SIMHASH_TMP/bench
-mkdir -p "$WORK"
-chmod 755 "$WORK"
-sql() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
+source bench/insert_server.sh
+insert_server inserts.sh "$N"
 
 say "[inserts.sh] loading $N rows into three tables; uptime: $(uptime)"
 sql -v N="$N" >/dev/null <<'SQL'
