@@ -35,6 +35,10 @@
 #                 bytes per input row; the plan's join node is noted
 #   self-join     SELECT count(*) FROM docs a JOIN docs b ON a.h <~> b.h <= 3
 #                 AND a.id < b.id, work_mem 40 bytes a row
+#   self-join 4MB the same at work_mem 4MB (the default: rows in temporary
+#                 files), the planner's choice (the index docs_h exists, 2
+#                 workers allowed); both self-joins' notes give their time
+#                 against pairs mem's at the same N (with part dedup)
 #   cancel        the long jobs again with statement_timeout 2s: the time
 #                 from the timeout to the error
 #   inserts       pgbench single-row inserts into docs (with the index),
@@ -244,6 +248,16 @@ SQL
 		measured "$N" "self-join" row "SET work_mem = '$WMS';" \
 			"SELECT count(*) FROM docs a JOIN docs b ON a.h <~> b.h <= 3 AND a.id < b.id" "work_mem $WMS, ${PLAN:-?}"
 		sql -d postgres -c "UPDATE res SET note = note || ', $LAST_RESULT pairs' WHERE n = $N AND op = 'self-join'"
+		# the same at the default work_mem (its rows in temporary files), the planner's
+		# choice among the radius join and the (parallel) index nested loop over docs_h
+		PLAN=$(sql -At -c "SET work_mem = '4MB'" -c "EXPLAIN (COSTS OFF) SELECT count(*) FROM docs a JOIN docs b ON a.h <~> b.h <= 3 AND a.id < b.id" |
+			grep -oE 'Gather|Simhash[A-Za-z ]*Join|Nested Loop|Hash Join|Merge Join' | head -2 | paste -sd' ')
+		measured "$N" "self-join 4MB" row "SET work_mem = '4MB';" \
+			"SELECT count(*) FROM docs a JOIN docs b ON a.h <~> b.h <= 3 AND a.id < b.id" "work_mem 4MB, ${PLAN:-?}"
+		sql -d postgres -c "UPDATE res SET note = note || ', $LAST_RESULT pairs' WHERE n = $N AND op = 'self-join 4MB'"
+		# both self-joins against simhash_pairs in memory (part dedup) at the same N
+		sql -d postgres -c "UPDATE res r SET note = r.note || ', ' || round((r.ms / p.ms)::numeric, 2) || 'x pairs mem'
+			FROM res p WHERE p.n = r.n AND p.op = 'pairs mem' AND r.n = $N AND r.op IN ('self-join', 'self-join 4MB')"
 	fi
 
 	if part cancel; then

@@ -26,7 +26,6 @@ static void join_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *join_exec(CustomScanState *node);
 static void join_end(CustomScanState *node);
 static void join_rescan(CustomScanState *node);
-static bool self_pair_fails(RadiusJoinState *js, List *quals);
 
 /* the executor node's methods; EXPLAIN is explain.c's */
 static const CustomExecMethods join_exec_methods = {
@@ -107,55 +106,9 @@ join_begin(CustomScanState *node, EState *estate, int eflags)
 	/* rows come from a tuplestore or the projection: no fixed slot type */
 	node->ss.ps.resultopsfixed = false;
 	join_plan_row_storage(js, cscan);
+	/* the planner's self_pair_fails(): the search's pairs are the only candidates */
 	js->self_fails = js->shared &&
-		self_pair_fails(js, list_nth(cscan->custom_exprs, EXPR_JOINQUALS));
-}
-
-/*
- * Shared inputs: does a row paired with itself fail the join quals, whatever
- * its values?  True when one of them (they are ANDed) compares a column of
- * the outer with the same column of the inner by an operator that a btree
- * operator family defines as <, > or <> (the negator of its =): x < x is
- * never true, NULL fails too.  Then the search's pairs are the only
- * candidates: in `docs a JOIN docs b ON a.id < b.id WHERE a.h <~> b.h <= 3`
- * the million rows of a 1M-row self-join are not each checked against
- * themselves.
- */
-static bool
-self_pair_fails(RadiusJoinState *js, List *quals)
-{
-	JoinSide   *inner = &js->side[1];
-	ListCell   *lc;
-
-	foreach(lc, quals)
-	{
-		OpExpr	   *op = lfirst(lc);
-		Var		   *x,
-				   *y;
-
-		if (!IsA(op, OpExpr) || list_length(op->args) != 2 ||
-			!IsA(linitial(op->args), Var) || !IsA(lsecond(op->args), Var))
-			continue;
-		x = linitial(op->args);
-		y = lsecond(op->args);
-		if (x->varno != INDEX_VAR || y->varno != INDEX_VAR)
-			continue;
-		if (x->varattno > inner->first)
-		{
-			Var		   *t = x;
-
-			x = y;
-			y = t;
-		}
-		/* x: an outer column, y: the inner column that is the same */
-		if (x->varattno < 1 || x->varattno > inner->first ||
-			y->varattno <= inner->first || y->varattno > inner->first + inner->ncols ||
-			inner->map[y->varattno - inner->first - 1] != x->varattno - 1)
-			continue;
-		if (simhash_op_is_lt_gt_ne(op->opno))
-			return true;
-	}
-	return false;
+		intVal(list_nth(cscan->custom_private, PRIV_SELF_FAILS)) != 0;
 }
 
 /*

@@ -48,13 +48,15 @@ enum
 
 /*
  * custom_private of the plan, by position: Integers, and the inner's
- * columns among the outer's when the inputs are shared (NIL if not)
+ * columns among the outer's when the inputs are shared (NIL if not); with
+ * them, whether a row paired with itself fails the join quals (1 or 0)
  */
 enum
 {
 	PRIV_JOINTYPE,
 	PRIV_OUTER_COLS,
 	PRIV_INNER_MAP,
+	PRIV_SELF_FAILS,
 	NUM_PRIV
 };
 

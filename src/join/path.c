@@ -120,19 +120,76 @@ kept_width(RelOptInfo *joinrel, RelOptInfo *outerrel, List *joinquals,
 }
 
 /*
+ * Shared inputs: does a row paired with itself fail the join quals, whatever
+ * its values?  True when one of them (they are ANDed) compares a column of
+ * the outer with the same column of the inner (one table: the same
+ * attribute number) by an operator that a btree operator family defines as
+ * <, > or <> (the negator of its =): x < x is never true, NULL fails too.
+ * Then the search's pairs are the only candidates: in `docs a JOIN docs b
+ * ON a.id < b.id WHERE a.h <~> b.h <= 3` the million rows of a 1M-row
+ * self-join are not each checked against themselves.  Decided here, for
+ * the cost and for the executor (the plan's PRIV_SELF_FAILS).
+ */
+static bool
+self_pair_fails(List *joinquals, Index outer_relid, Index inner_relid)
+{
+	ListCell   *lc;
+
+	foreach(lc, joinquals)
+	{
+		OpExpr	   *op = lfirst(lc);
+		Var		   *x,
+				   *y;
+
+		if (!IsA(op, OpExpr) || list_length(op->args) != 2 ||
+			!IsA(linitial(op->args), Var) || !IsA(lsecond(op->args), Var))
+			continue;
+		x = linitial(op->args);
+		y = lsecond(op->args);
+		if (x->varlevelsup != 0 || y->varlevelsup != 0 || x->varattno != y->varattno ||
+			!((x->varno == outer_relid && y->varno == inner_relid) ||
+			  (x->varno == inner_relid && y->varno == outer_relid)))
+			continue;
+		if (simhash_op_is_lt_gt_ne(op->opno))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The bytes of a side's rows in a temporary file: minimal tuples of the
+ * child's output (compact rows are written so, their columns not kept
+ * NULL), about 24 bytes of header each.
+ */
+static double
+file_bytes(Path *side, double width, bool compact)
+{
+	return side->rows * ((compact ? width : side->pathtarget->width) + 24);
+}
+
+/*
  * The path's rows and costs: reading both sides, the search, the
  * candidates, and temporary files when the search or the kept rows exceed
- * their share of work_mem * hash_mem_multiplier (set_budgets()).
+ * their share of work_mem * hash_mem_multiplier (set_budgets()).  nonnull:
+ * the fraction of rows with a fingerprint; self_fails: shared inputs whose
+ * row paired with itself fails the quals (self_pair_fails()).
  */
 static void
 join_cost(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner, bool shared,
-		  Node *k, List *quals, Selectivity pair_sel, double width, bool compact)
+		  bool self_fails, Node *k, List *quals, Selectivity pair_sel, double nonnull,
+		  double width, bool compact)
 {
 	double		rows = shared ? outer->rows : outer->rows + inner->rows;
 	int			radius = simhash_planned_radius(root, k, JOIN_DEFAULT_RADIUS);
 	double		tables;
-	double		candidates;
-	double		row_bytes;
+	double		pairs;
+	double		self_pairs;
+	double		found;
+	double		checked;
+	double		outer_mem;
+	double		inner_mem;
+	bool		outer_file;
+	bool		inner_file;
 	double		budget = (double) get_hash_memory_limit();
 	double		search_budget;
 	double		row_budget;
@@ -198,26 +255,52 @@ join_cost(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner, bool shar
 			cost += rows * rows / ldexp(1.0, simhash_prefix_bits(&blocks, t)) / 2 *
 				JOIN_PAIR_COST * cpu_operator_cost;
 
-	/* candidates: pairs within the radius, given to the other quals */
-	candidates = tables < 0 ? outer->rows * inner->rows :
-		clamp_row_est(outer->rows * inner->rows * pair_sel);
+	/*
+	 * Candidates: pairs of an outer and an inner row within the radius,
+	 * given to the other quals.  The radius clause's selectivity counts, as
+	 * eqjoinsel does for equality, about one pair per distinct fingerprint
+	 * and row (1 / ndistinct): statistics see duplicates, not
+	 * near-duplicates.  With shared inputs those pairs include each row
+	 * with itself (every row with a fingerprint: a column of distinct
+	 * values has no other pairs), which the search does not report: they
+	 * are checked in row order before it, or not at all when the quals
+	 * fail them.  The search's pairs (found) are the rest: a self-join of
+	 * distinct fingerprints under `a.id < b.id` expects the duplicates'
+	 * pairs, not one candidate per row.
+	 */
+	if (tables < 0)
+		pairs = outer->rows * inner->rows;
+	else
+		pairs = outer->rows * inner->rows * pair_sel;
+	self_pairs = shared && tables >= 0 ? Min(outer->rows * nonnull, pairs) : 0;
+	found = pairs - self_pairs;
+	checked = clamp_row_est(found + (self_fails ? 0 : self_pairs));
 	cost_qual_eval(&qcost, quals, root);
-	cost += candidates * (cpu_tuple_cost + qcost.per_tuple) + qcost.startup;
+	cost += checked * (cpu_tuple_cost + qcost.per_tuple) + qcost.startup;
 
-	/* the shares of the budget, as set_budgets() makes them */
+	/*
+	 * The shares of the budget, as set_budgets() makes them, and which
+	 * sides' rows go to a temporary file, as read_side() decides: the outer
+	 * when its rows alone exceed the rows' share, then the inner when its
+	 * rows and the outer's in memory do (one file for shared inputs).
+	 */
 	if (compact)
 	{
 		search_budget = budget * 3 / 4 * PAIR_SEARCH_ROW_BYTES / (PAIR_SEARCH_ROW_BYTES + width);
 		row_budget = budget * 3 / 4 - search_budget;
-		row_bytes = (shared ? outer->rows : rows) * width;
+		outer_mem = outer->rows * width;
+		inner_mem = shared ? 0 : inner->rows * width;
 	}
 	else
 	{
 		search_budget = budget / 2;
 		row_budget = budget / 4;
-		row_bytes = outer->rows * (outer->pathtarget->width + 24) +
-			(shared ? 0 : inner->rows * (inner->pathtarget->width + 24));
+		outer_mem = outer->rows * (outer->pathtarget->width + 24);
+		inner_mem = shared ? 0 : inner->rows * (inner->pathtarget->width + 24);
 	}
+	outer_file = outer_mem > row_budget;
+	inner_file = shared ? outer_file :
+		inner_mem + (outer_file ? 0 : outer_mem) > row_budget;
 
 	/* past the search's share: fingerprints to temporary files and back */
 	if (rows * PAIR_SEARCH_ROW_BYTES > search_budget)
@@ -228,13 +311,39 @@ join_cost(PlannerInfo *root, CustomPath *cp, Path *outer, Path *inner, bool shar
 	}
 
 	/*
-	 * Kept rows past their share are read back from a temporary file for
-	 * each candidate: two random block reads, which dominate a join whose
-	 * rows do not fit.
+	 * Kept rows in a temporary file: written once, and read back for the
+	 * candidates, which wait in batches (an eighth of the budget) sorted by
+	 * the row of the side in a file (the outer's if both are), so that
+	 * side's file is read forward: one sequential read a block at most per
+	 * batch.  The other side's row, when it is in a file too, is a random
+	 * block read per candidate.  Shared inputs have one file and one buffer:
+	 * each candidate reads the block of its other row at random and then
+	 * its sorted row's block again, going forward; the pairs of a row with
+	 * itself, checked first and in row order, read the file once.
 	 */
-	if (row_bytes > row_budget)
-		cost += 2 * row_bytes / BLCKSZ * seq_page_cost +
-			candidates * 2 * random_page_cost;
+	if (outer_file || inner_file)
+	{
+		double		maxcand = Max(budget / 8 / sizeof(JoinCandidate), 1024);
+		double		batches = ceil(found / maxcand);
+		double		outer_pages = ceil(file_bytes(outer, width, compact) / BLCKSZ);
+		double		inner_pages = shared ? 0 : ceil(file_bytes(inner, width, compact) / BLCKSZ);
+
+		cost += ((outer_file ? outer_pages : 0) + (inner_file ? inner_pages : 0)) *
+			seq_page_cost;
+		if (shared)
+		{
+			cost += found * (random_page_cost + seq_page_cost);
+			if (!self_fails && self_pairs > 0)
+				cost += outer_pages * seq_page_cost;
+		}
+		else
+		{
+			cost += Min(found, batches * (outer_file ? outer_pages : inner_pages)) *
+				seq_page_cost;
+			if (outer_file && inner_file)
+				cost += found * random_page_cost;
+		}
+	}
 
 	cp->path.startup_cost = cost;
 	cp->path.total_cost = cost + cp->path.rows *
@@ -329,6 +438,8 @@ make_join_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	CustomPath *cp = makeNode(CustomPath);
 	double		width;
 	bool		compact;
+	bool		self_fails = shared != NIL &&
+		self_pair_fails(joinquals, outerrel->relid, inner->parent->relid);
 
 	cp->path.pathtype = T_CustomScan;
 	cp->path.parent = joinrel;
@@ -354,12 +465,13 @@ make_join_path(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
 	cp->custom_paths = list_make2(outer, inner);
 	cp->custom_private = list_make5(list_make3(ha, hb, k), joinquals, otherquals,
 									makeInteger(jointype), shared);
+	cp->custom_private = lappend(cp->custom_private, makeInteger(self_fails));
 	cp->methods = &join_path_methods;
 	width = kept_width(joinrel, outerrel, joinquals, otherquals, shared != NIL,
 					   &compact);
-	join_cost(root, cp, outer, inner, shared != NIL, k, joinquals,
+	join_cost(root, cp, outer, inner, shared != NIL, self_fails, k, joinquals,
 			  clause_selectivity(root, (Node *) cond, 0, JOIN_INNER, extra->sjinfo),
-			  width, compact);
+			  simhash_nonnull_fraction(root, ha), width, compact);
 	return cp;
 }
 

@@ -44,6 +44,7 @@ join_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	List	   *otherquals = lthird(best_path->custom_private);
 	int			jointype = intVal(lfourth(best_path->custom_private));
 	List	   *shared = list_nth(best_path->custom_private, 4);
+	Node	   *self_fails = list_nth(best_path->custom_private, 5);
 
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.plan.qual = otherquals;
@@ -55,9 +56,9 @@ join_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 											 child_columns(outer->targetlist, NIL));
 	cscan->custom_exprs = list_make4(linitial(cond), lsecond(cond), lthird(cond),
 									 joinquals);
-	cscan->custom_private = list_make3(makeInteger(jointype),
+	cscan->custom_private = list_make4(makeInteger(jointype),
 									   makeInteger(list_length(outer->targetlist)),
-									   shared);
+									   shared, copyObject(self_fails));
 	cscan->custom_relids = bms_copy(rel->relids);
 	cscan->methods = &join_scan_methods;
 	return &cscan->scan.plan;

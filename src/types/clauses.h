@@ -71,5 +71,7 @@ extern int	simhash_clauses_radius(struct PlannerInfo *root, List *clauses, int d
 struct SupportRequestSelectivity;
 extern Selectivity simhash_within_selectivity(FunctionCallInfo fcinfo,
 											  struct SupportRequestSelectivity *req);
+/* ... and the fraction of rows whose fingerprint expr is not NULL */
+extern double simhash_nonnull_fraction(struct PlannerInfo *root, Node *expr);
 
 #endif							/* SIMHASH_CLAUSES_H */

@@ -193,6 +193,23 @@ join_selectivity(VariableStatData *vardata1, VariableStatData *vardata2,
 }
 
 /*
+ * The fraction of its relation's rows in which the fingerprint expression
+ * expr is not NULL, by the statistics (1 without): the pairs of a row with
+ * itself in a self-join (the radius join's cost).
+ */
+double
+simhash_nonnull_fraction(PlannerInfo *root, Node *expr)
+{
+	VariableStatData vardata;
+	double		nonnull;
+
+	examine_variable(root, expr, 0, &vardata);
+	nonnull = 1.0 - null_fraction(&vardata);
+	ReleaseVariableStats(vardata);
+	return nonnull;
+}
+
+/*
  * Restriction selectivity of `a within radius of b`: one of a, b must be a
  * column (or expression) of the relation and the other a pseudo-constant.
  */
