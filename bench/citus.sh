@@ -71,8 +71,9 @@ sql -c "SELECT citus_set_coordinator_host('$DIR', $BASE)" -c "SELECT citus_add_n
 ticks() {
 	local pm
 	pm=$(head -1 "$DIR/$1/postmaster.pid")
+	# a process that ends meanwhile makes cat fail (and set -e end the run)
 	# shellcheck disable=SC2046
-	cat "/proc/$pm/stat" $(pgrep -P "$pm" | sed 's|.*|/proc/&/stat|') 2>/dev/null |
+	{ cat "/proc/$pm/stat" $(pgrep -P "$pm" | sed 's|.*|/proc/&/stat|') 2>/dev/null || true; } |
 		awk -v pm="$pm" '{ s += $14 + $15; if ($1 == pm) s += $16 + $17 } END { print s }'
 }
 # measure NAME SQL: run SQL in one session on the coordinator, its stderr
@@ -141,7 +142,7 @@ rec() {
 	local k=$1
 	shift
 	read -r "T[$k]" "R[$k]" "B[$k]" "C[$k]" "W[$k]" "M[$k]" "MB[$k]" < <("$@")
-	[ -n "${T[$k]}" ] || exit 1
+	[ -n "${T[$k]}" ] || { say "bench/citus.sh $N rows: $k: no figures"; exit 1; }
 }
 ORIG=$((N * 95 / 100))
 rec t_local step "load single node" "
