@@ -13,9 +13,11 @@
 #     hook; simhash is preloaded on the coordinator);
 #   - simhash_groups_into (leader) and the delete of all but the leaders
 #     through its table;
-#   - for the jobs on the workers: the time of each progress NOTICE (the
-#     phases), the coordinator backend's CPU time, and the DDL of one work
-#     table.
+#   - for every statement: the wall time, the CPU time of every process of
+#     the coordinator (its backend apart) and of the workers, and the
+#     coordinator's peak memory; for the jobs, the same per phase (between
+#     their progress NOTICEs, with the runnable processes); the DDL of one
+#     work table; the targets, met or not (bench/README.md).
 # ROWS defaults to 10000000, the size (about 40 minutes on a shared
 # 2-core machine; `bench/citus.sh 1000000 8` is a quick look); SHARDS
 # defaults to 32.  Each figure is also printed to stderr as it is measured.  Data: 95%
