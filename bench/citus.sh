@@ -181,7 +181,7 @@ rec g_citus measure groups "SELECT count(DISTINCT group_id) FROM simhash_groups(
 # the table, near copies of existing rows) joined with the corpus
 rec s_local step "self-join single node" "SELECT count(*) FROM docs_local a JOIN docs_local b ON a.id < b.id AND a.h <~> b.h <= 3"
 rec s_citus measure selfjoin "SELECT count(*) FROM docs a JOIN docs b ON a.id < b.id AND a.h <~> b.h <= 3"
-B=$((N / 100))
+BATCH=$((N / 100))
 sql -c "CREATE TABLE new_local AS SELECT $N + id AS id, (h::bigint # (1::bigint << (id % 64)::integer))::simhash64 AS h
 	FROM docs_local WHERE id % 100 = 7;
 	ALTER TABLE new_local ADD PRIMARY KEY (id); ANALYZE new_local;
@@ -231,7 +231,7 @@ $(row 'simhash_pairs, citus_jobs = off' p_local p_pull)
 $(row 'simhash_pairs, on the workers' p_local p_citus)
 $(row 'simhash_groups, on the workers' g_local g_citus)
 $(row 'self-join a.id < b.id, radius 3' s_local s_citus)
-$(row "batch of $B rows joined" j_local j_citus)
+$(row "batch of $BATCH rows joined" j_local j_citus)
 $(row 'simhash_groups_into, leader' i_local i_citus)
 $(row 'delete all but the leaders' d_local d_citus)
 one distributed work table's DDL: ${T[t_ddl]} s (coordinator CPU ${C[t_ddl]} s, workers ${W[t_ddl]} s)
