@@ -24,7 +24,11 @@
  *    with the other side on that id, the distribution column, which Citus
  *    runs on every shard.  The job reports every pair of rows within k
  *    exactly once, ids ordered, so the rows kept are exactly the pairs
- *    that can meet the radius and id conditions.
+ *    that can meet the radius and id conditions.  The job is named in the
+ *    schema of the radius operator, which must be the extension's own; if
+ *    the call resolves to a function that is not the extension's (one of
+ *    the same name with a concrete id_type, created there by another role,
+ *    would win it), the statement is refused (42725).
  *
  * 2. Two different distributed tables (a batch of new rows against the
  *    corpus): the first in the range table (the first in FROM) becomes a
@@ -51,11 +55,14 @@
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "catalog/dependency.h"
 #include "catalog/index.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_namespace.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
+#include "commands/extension.h"
 #include "lib/stringinfo.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -70,6 +77,7 @@
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/regproc.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
 #include "utils/typcache.h"
@@ -87,7 +95,8 @@ typedef struct CitusJoin
 	RangeTblEntry *rte[2];
 	int64		radius;			/* the smallest constant radius between them */
 	AttrNumber	hash_att[2];	/* its columns, side by side */
-	Oid			extnsp;			/* the schema of the radius condition's function */
+	Oid			radius_func;	/* the radius condition's function */
+	Oid			extnsp;			/* its schema */
 	int			low;			/* 0 or 1: the side with the smaller id; -1 */
 	AttrNumber	id_att;			/* the id column of the id condition */
 	AttrNumber	dist[2];		/* the distribution columns */
@@ -254,8 +263,9 @@ recognise(Query *parse, ParamListInfo boundParams, CitusJoin *j)
 					continue;
 				if (j->radius < 0 || DatumGetInt64(kc->constvalue) < j->radius)
 				{
-					j->extnsp = get_func_namespace(IsA(c, FuncExpr) ? ((FuncExpr *) c)->funcid :
-												   get_opcode(((OpExpr *) c)->opno));
+					j->radius_func = IsA(c, FuncExpr) ? ((FuncExpr *) c)->funcid :
+						get_opcode(((OpExpr *) c)->opno);
+					j->extnsp = get_func_namespace(j->radius_func);
 					j->radius = DatumGetInt64(kc->constvalue);
 					j->hash_att[sa] = va->varattno;
 					j->hash_att[sb] = vb->varattno;
@@ -481,9 +491,9 @@ table_name(RangeTblEntry *rte)
 /*
  * Replace range-table entry rti (a table) by a reference to a new
  * materialised CTE of the query sql, whose columns are the table's in the
- * same positions (and maybe more after them).
+ * same positions (and maybe more after them); returns the CTE's query.
  */
-static void
+static Query *
 replace_by_cte(Query *parse, Index rti, const char *sql)
 {
 	RangeTblEntry *rte = rt_fetch(rti, parse->rtable);
@@ -525,6 +535,51 @@ replace_by_cte(Query *parse, Index rti, const char *sql)
 	rte->coltypmods = cte->ctecoltypmods;
 	rte->colcollations = cte->ctecolcollations;
 	rte->eref = makeAlias(rte->eref->aliasname, colnames);
+	return q;
+}
+
+/* whether function funcid is a member of extension simhash */
+static bool
+extension_member(Oid funcid)
+{
+	Oid			ext = get_extension_oid("simhash", true);
+
+	return OidIsValid(ext) && getExtensionOfObject(ProcedureRelationId, funcid) == ext;
+}
+
+/*
+ * The functions the self-join's CTE query q calls in its FROM (the pairs
+ * job) must be the extension's own: the job is named in the extension's
+ * schema, where a function of the same name that another role created with
+ * a concrete id_type would win the call over the polymorphic original
+ * (42725, as simhash_distance_histogram refuses to run beside one).
+ */
+static void
+check_pairs_call(Query *q)
+{
+	ListCell   *lc;
+
+	foreach(lc, q->rtable)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+		ListCell   *lc2;
+
+		if (rte->rtekind != RTE_FUNCTION)
+			continue;
+		foreach(lc2, rte->functions)
+		{
+			FuncExpr   *f = (FuncExpr *) lfirst_node(RangeTblFunction, lc2)->funcexpr;
+
+			if (!IsA(f, FuncExpr))
+				elog(ERROR, "unexpected node type in the simhash_pairs call: %d", (int) nodeTag(f));
+			if (!extension_member(f->funcid))
+				ereport(ERROR,
+						(errcode(ERRCODE_AMBIGUOUS_FUNCTION),
+						 errmsg("function %s is not a member of extension simhash but shares the name of its simhash_pairs",
+								format_procedure(f->funcid)),
+						 errhint("Drop or rename it: it could run in place of the extension's function.")));
+		}
+	}
 }
 
 /*
@@ -555,6 +610,9 @@ rewrite(Query *parse, ParamListInfo boundParams)
 			return false;
 		idtype = get_atttype(j.rte[0]->relid, j.id_att);
 		if (idtype != INT2OID && idtype != INT4OID && idtype != INT8OID)
+			return false;
+		/* the radius operator is the extension's: its schema names the job */
+		if (!extension_member(j.radius_func))
 			return false;
 		side = j.low;
 	}
@@ -592,7 +650,7 @@ rewrite(Query *parse, ParamListInfo boundParams)
 						 quote_literal_cstr(get_attname(relid, j.hash_att[side], false)),
 						 format_type_be_qualified(idtype), j.radius,
 						 table_name(rte), quote_identifier(get_attname(relid, j.id_att, false)));
-		replace_by_cte(parse, j.rti[side], sql.data);
+		check_pairs_call(replace_by_cte(parse, j.rti[side], sql.data));
 
 		/* the other side's id is the pair's larger id */
 		id_other = makeVar(other, j.id_att, idtype, -1, InvalidOid, 0);

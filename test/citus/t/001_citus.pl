@@ -12,7 +12,8 @@
 # (local, reference and colocated distributed tables) and "insert only the
 # rows without a near-duplicate", the joins between distributed tables that
 # simhash's planner hook rewrites (the self-join on the id, a distributed
-# batch; what it leaves to Citus; without simhash preloaded), the dedup jobs (the plain names run on the
+# batch; a look-alike of its pairs job refused; what it leaves to Citus;
+# without simhash preloaded), the dedup jobs (the plain names run on the
 # workers, with progress NOTICEs; they read the rows on the coordinator, with
 # a NOTICE saying why, when simhash.citus_jobs is off, in a read-only
 # transaction, for text ids or without CREATE on the schema; every *_citus
@@ -702,6 +703,20 @@ for my $job (@citus_jobs)
 	ok($rc == 0 && $out eq cq(sprintf($join, 'docs_local', 'docs_local')) && $err !~ /planted/,
 		'self-join rewritten by the hook, ordinary role, look-alikes on the path: the single-node answer')
 	  or diag("rc $rc; $err");
+	# a look-alike with the exact argument types of the hook's call (a
+	# concrete id_type wins over the polymorphic original), planted by that
+	# role in the extension's schema: the self-join of a user who runs into
+	# it is refused, and the look-alike does not run
+	cq(q{SET ROLE regress_citus_user;
+		CREATE FUNCTION public.simhash_pairs(relation regclass, id_column name, hash_column name,
+				id_type bigint, max_distance integer, blocks integer DEFAULT NULL)
+			RETURNS TABLE (id_a bigint, id_b bigint, distance integer)
+			LANGUAGE plpgsql AS $f$BEGIN RAISE EXCEPTION 'planted exact public.simhash_pairs ran as %', current_user; END$f$});
+	($rc, $out, $err) = $coord->psql('postgres', "\\set VERBOSITY verbose\n" . sprintf($join, 'docs', 'docs'));
+	like($err, qr/ERROR:  42725: function simhash_pairs\(regclass,name,name,bigint,integer,integer\) is not a member of extension simhash but shares the name of its simhash_pairs/,
+		'self-join beside a look-alike simhash_pairs its rewritten call would resolve to: refused (42725)') or diag($err);
+	unlike($err, qr/planted/, '... the look-alike does not run');
+	cq(q{DROP FUNCTION public.simhash_pairs(regclass, name, name, bigint, integer, integer)});
 	($rc, $out, $err) = $coord->psql('postgres',
 		"SET ROLE regress_citus_user; SET search_path = sp_early, public, pg_catalog, pg_temp; SET simhash.progress_interval = -1; "
 		. q{SELECT public.simhash_groups_into('public.docs'::regclass, 'id'::name, 'h'::name, 'public.docs_role_leaders'::text, 3, 'leader'::text)});
