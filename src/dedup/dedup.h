@@ -21,7 +21,11 @@
  *		  keys_parallel.c: their read in parallel workers, which compute
  *		  the rows' keys; keys_split.c: their key runs paired by key
  *		  partition across parallel workers;
- *		- citus.c: the Citus parts, citus_catalog.c: what the Citus
+ *		- citus.c: the Citus design and the hand-over of a job on a
+ *		  distributed table; citus_jobs.c: the jobs on the workers,
+ *		  citus_work.c (citus_work.h): what each of them does,
+ *		  citus_groups_into.c: simhash_groups_into(), citus_worker.c: the
+ *		  SQL functions the workers run; citus_catalog.c: what the Citus
  *		  catalog says of a relation, simhash.citus_jobs and the NOTICE of
  *		  a read on this node; find_all.c: simhash_find_all().
  */
@@ -33,6 +37,7 @@
 #include "datatype/timestamp.h"
 #include "nodes/execnodes.h"
 #include "storage/buffile.h"
+#include "tcop/dest.h"
 #include "utils/sortsupport.h"
 #include "utils/tuplesort.h"
 
@@ -147,6 +152,14 @@ extern void dedup_citus_define_gucs(void);
  */
 extern bool dedup_citus_handover(DedupInput *in, FunctionCallInfo fcinfo,
 								 int id_type_arg);
+
+/*
+ * citus_jobs.c: run the plain job of in (in->fname; the call's arguments in
+ * fcinfo, the id type's at id_type_arg or -1) on the workers, its rows
+ * (bigint ids) into dest.  The caller is connected to SPI.
+ */
+extern void dedup_citus_run(DedupInput *in, FunctionCallInfo fcinfo, int id_type_arg,
+						  DestReceiver *dest);
 
 /*
  * The ids of all rows by row number, in a temporary file: fixed-size ids
