@@ -78,6 +78,7 @@
 
 #include "access/xact.h"
 #include "access/xlog.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "funcapi.h"

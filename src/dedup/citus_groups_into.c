@@ -177,11 +177,17 @@ simhash_groups_into(PG_FUNCTION_ARGS)
 	id_column = NameStr(*PG_GETARG_NAME(1));
 	att = get_attnum(relid, id_column);
 	tuple = att > 0 ? SearchSysCache2(ATTNUM, ObjectIdGetDatum(relid), Int16GetDatum(att)) : NULL;
-	if (!HeapTupleIsValid(tuple) || get_rel_name(relid) == NULL)
+	if (!HeapTupleIsValid(tuple))
+	{
+		char	   *relname = get_rel_name(relid);
+
+		/* the relation as the jobs print it, qualified */
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_COLUMN),
 				 errmsg(FNAME ": column \"%s\" of relation %s does not exist", id_column,
-						DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(relid))))));
+						relname == NULL ? psprintf("%u", relid) :
+						quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), relname))));
+	}
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
