@@ -144,8 +144,8 @@ extern bool simhash_citus_jobs;
 extern void dedup_citus_define_gucs(void);
 
 /*
- * citus.c: run the job on the workers (its *_citus version, with the call's
- * arguments but id_type) if in's relation is a Citus distributed table and
+ * citus.c: run the job on the workers (dedup_citus_run, with the call's
+ * arguments) if in's relation is a Citus distributed table and
  * simhash.citus_jobs allows it, putting its rows into the call's result
  * (InitMaterializedSRF done); true if it did.  Otherwise records in
  * in->citus_pull why not, for the NOTICE of the read.
@@ -159,7 +159,7 @@ extern bool dedup_citus_handover(DedupInput *in, FunctionCallInfo fcinfo,
  * (bigint ids) into dest.  The caller is connected to SPI.
  */
 extern void dedup_citus_run(DedupInput *in, FunctionCallInfo fcinfo, int id_type_arg,
-						  DestReceiver *dest);
+							DestReceiver *dest);
 
 /*
  * The ids of all rows by row number, in a temporary file: fixed-size ids
