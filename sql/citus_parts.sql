@@ -1,11 +1,10 @@
 -- The worker side of the Citus dedup jobs, on one node (no Citus
 -- needed): partitioning rows by (table group, simhash_group_block) and
 -- searching each part with simhash_group_pairs finds every pair of
--- simhash_pairs exactly once, for several max_distance / blocks; the
--- argument checks (those of the single-node jobs, simhash_citus_input);
--- every *_citus job without Citus is a clear error; the leader linkage of
--- one connected group (simhash_leader_groups) and simhash_groups_into on
--- one node.
+-- simhash_pairs exactly once, for several max_distance / blocks; a
+-- signature's parameters (minhash_params); the leader linkage of one
+-- connected group (simhash_leader_groups) and simhash_groups_into on one
+-- node.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS simhash;
 RESET client_min_messages;
@@ -52,28 +51,12 @@ SELECT * FROM simhash_group_pairs('{1,2}', '{0000000000000000}', 0, 5, 3);
 SELECT * FROM simhash_group_pairs('{1,NULL}', '{0000000000000000,0000000000000000}', 0, 5, 3);
 SELECT * FROM simhash_group_pairs('{1,2,3}', '{0000000000000000,NULL,0000000000000001}', 0, 5, 3);
 SELECT * FROM simhash_group_pairs('{}', '{}', 0, 5, 3);
-SELECT * FROM simhash_pairs_citus('cp', 'id', 'h');
-SELECT * FROM simhash_groups_citus('cp', 'id', 'h', 3, 'nearest');
 \set VERBOSITY terse
-SELECT * FROM shared_key_pairs_citus('cp', 'id', 'h');
-SELECT * FROM shared_key_groups_citus('cp', 'id', 'h');
-SELECT * FROM minhash_pairs_citus('cp', 'id', 'h');
-SELECT * FROM minhash_groups_citus('cp', 'id', 'h');
-
--- the argument checks of the *_citus jobs are those of the single-node jobs
-SELECT simhash_citus_input('cp', 'id', 'h', 'simhash_pairs_citus') AS id_not_null;
-SELECT simhash_citus_input('cp', 'id', 'h', 'shared_key_pairs_citus');
-SELECT simhash_citus_input('cp', 'id', 'h', 'minhash_pairs_citus');
-SELECT simhash_citus_input('cp', 'nope', 'h', 'minhash_groups_citus');
-SELECT simhash_citus_input(NULL, 'id', 'h', 'shared_key_groups_citus');
-CREATE TABLE cp_keys (id bigint, keys bigint[]);
-SELECT simhash_citus_input('cp_keys', 'id', 'keys', 'shared_key_groups_citus') AS id_not_null;
-DROP TABLE cp_keys;
 
 -- a signature's parameters (NULL when empty), as the jobs' errors print them
-SELECT simhash_citus_minhash_params(minhash('a text with a few words in it'));
-SELECT simhash_citus_minhash_params(minhash('a text with a few words in it', n_gram => 3, permutations => 64));
-SELECT simhash_citus_minhash_params(minhash('')) IS NULL AS empty;
+SELECT minhash_params(minhash('a text with a few words in it'));
+SELECT minhash_params(minhash('a text with a few words in it', n_gram => 3, permutations => 64));
+SELECT minhash_params(minhash('')) IS NULL AS empty;
 \set VERBOSITY default
 
 -- the leader linkage per connected group (simhash_leader_groups, what

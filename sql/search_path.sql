@@ -147,44 +147,15 @@ $calls$;
 -- still inlined (no SET clause): the plan shows the built-in operator
 EXPLAIN (VERBOSE, COSTS OFF) SELECT h OPERATOR(public.<~>) h OPERATOR(public.<=) 2.5::pg_catalog.numeric FROM public.sp_docs;
 
--- every PL/pgSQL function: the jobs without Citus stop at their check,
--- before any look-alike could run
+-- every PL/pgSQL function
 SELECT * FROM public.simhash_distance_histogram('public.sp_docs'::regclass, 'h'::name, 1, 10);
-\set VERBOSITY terse
-SELECT * FROM public.simhash_pairs_citus('public.sp_docs'::regclass, 'id'::name, 'h'::name);
-SELECT * FROM public.simhash_citus_parts('simhash_pairs_citus'::text, 'public.sp_docs'::regclass, 'id'::name, 'h'::name, 3, NULL::integer);
-SELECT * FROM public.simhash_groups_citus('public.sp_docs'::regclass, 'id'::name, 'h'::name);
-SELECT * FROM public.simhash_groups_citus('public.sp_docs'::regclass, 'id'::name, 'h'::name, 3, 'leader'::text);
-SELECT * FROM public.shared_key_pairs_citus('public.sp_docs'::regclass, 'id'::name, 'keys'::name);
-SELECT * FROM public.shared_key_groups_citus('public.sp_docs'::regclass, 'id'::name, 'keys'::name);
-SELECT * FROM public.shared_key_groups_citus('public.sp_docs'::regclass, 'id'::name, 'keys'::name, 2);
-SELECT * FROM public.minhash_pairs_citus('public.sp_docs'::regclass, 'id'::name, 'h'::name);
-SELECT * FROM public.minhash_groups_citus('public.sp_docs'::regclass, 'id'::name, 'h'::name);
-SELECT public.simhash_citus_start('simhash_pairs_citus'::text, 'public.sp_docs'::regclass, 'id'::name, 'h'::name);
-SELECT public.simhash_citus_check_int('job'::text, 'what'::text, 0, 1, 2);
-SELECT public.simhash_citus_key_job('shared_key_pairs_citus'::text, 'public.sp_docs'::regclass, 'id'::name, 'keys'::name, 1, 10);
-SELECT * FROM public.simhash_citus_minhash('minhash_pairs_citus'::text, 'public.sp_docs'::regclass, 'id'::name, 'h'::name, 0.5::float8, 4, 10);
--- without Citus the work table helpers fail at create_distributed_table,
--- not at a look-alike
-SELECT public.simhash_citus_work_table('public.sp_docs'::regclass, 'pairs'::text, NULL::regclass);
-SELECT public.simhash_citus_keys('shared_key_pairs_citus'::text, 'public.sp_docs'::regclass, 'id'::name, 'keys'::name, NULL::integer, 10);
-CREATE TEMP TABLE sp_keys (key bigint, id bigint);
-SELECT public.simhash_citus_key_pairs('public.sp_docs'::regclass, 'pg_temp.sp_keys'::regclass, 10, NULL::regclass);
-\set VERBOSITY default
--- simhash_citus_connected needs no Citus: the groups of the pairs (1, 2),
--- (2, 3), (5, 6), every other row alone, none of the look-alike rows
-CREATE TEMP TABLE sp_pairs (a bigint, b bigint);
-INSERT INTO pg_temp.sp_pairs VALUES (1, 2), (2, 3), (5, 6);
-SELECT c.group_id, pg_catalog.array_agg(c.id ORDER BY c.id) AS ids
-FROM public.simhash_citus_connected('public.sp_docs'::regclass, 'id'::name, 'pg_temp.sp_pairs'::regclass) c
-GROUP BY c.group_id HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>) 1 ORDER BY 1;
-SELECT pg_catalog.count(*) FROM public.simhash_citus_connected('public.sp_docs'::regclass, 'id'::name, 'pg_temp.sp_pairs'::regclass);
--- simhash_groups_into needs no Citus on one node: the groups of more than
--- one row in a new table, an unqualified one in the first schema of the
--- path (sp_early), none of the look-alike rows
+-- simhash_groups_into (C, its statements under search_path = pg_catalog,
+-- pg_temp) needs no Citus on one node: the groups of more than one row in
+-- a new table, an unqualified one in the first schema of the caller's path
+-- (sp_early), none of the look-alike rows
 SELECT public.simhash_groups_into('public.sp_docs'::regclass, 'id'::name, 'h'::name, 'sp_into'::text);
 SELECT public.simhash_groups_into('public.sp_docs'::regclass, 'id'::name, 'h'::name, 'sp_early.sp_into_l'::text, 1, 'leader'::text);
-SELECT public.simhash_citus_groups_into('public.sp_docs'::regclass, 'id'::name, 'h'::name, 'sp_early'::name, 'sp_into_c'::name,
+SELECT public.simhash_groups_into('public.sp_docs'::regclass, 'id'::name, 'h'::name, 'sp_early.sp_into_c'::text,
 	0, 'connected'::text, NULL::integer);
 SELECT g.group_id, pg_catalog.array_agg(g.id ORDER BY g.id) AS ids FROM sp_early.sp_into_c g GROUP BY g.group_id ORDER BY 1;
 SELECT (SELECT pg_catalog.count(*) FROM sp_early.sp_into) AS connected_rows,
@@ -208,23 +179,17 @@ DROP TABLE public.simhash_citus_pairs, public.simhash_citus_edges, public.simhas
 	public.simhash_citus_linked, public.simhash_citus_rows, public.simhash_citus_followers, sp_docs;
 RESET client_min_messages;
 
--- The internal helpers take no SQL text: what was an injection through
--- simhash_citus_connected's pairs query is now a relation name that does
--- not exist, for an ordinary role as for any other; the role's own
--- connected groups still work.
+-- An ordinary role runs the jobs with nothing but EXECUTE on the
+-- documented functions: no internal helper is an SQL function.
 CREATE ROLE regress_sp_user;
 GRANT USAGE, CREATE ON SCHEMA public TO regress_sp_user;
 SET ROLE regress_sp_user;
 CREATE TABLE sp_user_docs (id bigint, h simhash64);
 INSERT INTO sp_user_docs SELECT i, i::bigint::simhash64 FROM generate_series(1, 4) i;
-CREATE TABLE sp_victim (x integer);
-SELECT * FROM simhash_citus_connected('sp_user_docs', 'id',
-	'SELECT 1::bigint a, 2::bigint b) s; DROP TABLE sp_victim; SELECT * FROM (SELECT 1::bigint, 2::bigint');
-SELECT count(*) AS victim_still_there FROM sp_victim;
-CREATE TEMP TABLE sp_user_pairs AS SELECT 1::bigint AS a, 2::bigint AS b;
-SELECT * FROM simhash_citus_connected('sp_user_docs', 'id', 'sp_user_pairs') ORDER BY id;
+SELECT simhash_groups_into('sp_user_docs', 'id', 'h', 'sp_user_groups', 1);
+SELECT * FROM sp_user_groups ORDER BY id;
 SELECT * FROM simhash_distance_histogram('sp_user_docs', 'h', 1);
-DROP TABLE sp_user_docs, sp_victim, sp_user_pairs;
+DROP TABLE sp_user_docs, sp_user_groups;
 RESET ROLE;
 REVOKE ALL ON SCHEMA public FROM regress_sp_user;
 DROP ROLE regress_sp_user;

@@ -21,7 +21,11 @@
  *		  keys_parallel.c: their read in parallel workers, which compute
  *		  the rows' keys; keys_split.c: their key runs paired by key
  *		  partition across parallel workers;
- *		- citus.c: the Citus parts, citus_catalog.c: what the Citus
+ *		- citus.c: the Citus design and the hand-over of a job on a
+ *		  distributed table; citus_jobs.c: the jobs on the workers,
+ *		  citus_work.c (citus_work.h): what each of them does,
+ *		  citus_groups_into.c: simhash_groups_into(), citus_worker.c: the
+ *		  SQL functions the workers run; citus_catalog.c: what the Citus
  *		  catalog says of a relation, simhash.citus_jobs and the NOTICE of
  *		  a read on this node; find_all.c: simhash_find_all().
  */
@@ -33,6 +37,7 @@
 #include "datatype/timestamp.h"
 #include "nodes/execnodes.h"
 #include "storage/buffile.h"
+#include "tcop/dest.h"
 #include "utils/sortsupport.h"
 #include "utils/tuplesort.h"
 
@@ -139,14 +144,22 @@ extern bool simhash_citus_jobs;
 extern void dedup_citus_define_gucs(void);
 
 /*
- * citus.c: run the job on the workers (its *_citus version, with the call's
- * arguments but id_type) if in's relation is a Citus distributed table and
+ * citus.c: run the job on the workers (dedup_citus_run, with the call's
+ * arguments) if in's relation is a Citus distributed table and
  * simhash.citus_jobs allows it, putting its rows into the call's result
  * (InitMaterializedSRF done); true if it did.  Otherwise records in
  * in->citus_pull why not, for the NOTICE of the read.
  */
 extern bool dedup_citus_handover(DedupInput *in, FunctionCallInfo fcinfo,
 								 int id_type_arg);
+
+/*
+ * citus_jobs.c: run the plain job of in (in->fname; the call's arguments in
+ * fcinfo, the id type's at id_type_arg or -1) on the workers, its rows
+ * (bigint ids) into dest.  The caller is connected to SPI.
+ */
+extern void dedup_citus_run(DedupInput *in, FunctionCallInfo fcinfo, int id_type_arg,
+							DestReceiver *dest);
 
 /*
  * The ids of all rows by row number, in a temporary file: fixed-size ids

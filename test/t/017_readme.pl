@@ -11,6 +11,12 @@
 #
 # README.md is read from $TESTDIR (test/run.sh copies it there) or from the
 # checkout this script lives in.
+#
+# Then: every function of the extension that PUBLIC may execute is named in
+# the README's Reference, except the support functions of its types,
+# operators, casts, aggregates, operator classes, access method and planner
+# support (listed in doc/contributing.md): no internal helper is an SQL
+# function executable by PUBLIC.
 use strict;
 use warnings;
 use FindBin;
@@ -112,6 +118,41 @@ for my $n (0 .. $#blocks)
 		  or diag($got);
 	}
 }
+
+# the functions PUBLIC may execute that are not support functions, each
+# named in the Reference (`name(` or `name`)
+my $reference = '';
+{
+	open my $fh, '<', $readme or die "$readme: $!";
+	local $/;
+	my $text = <$fh>;
+	($reference) = $text =~ /^## Reference\n(.*?)^## /ms;
+}
+ok(length($reference // '') > 1000, "the README's Reference found");
+$node->safe_psql('postgres', 'CREATE EXTENSION simhash');
+my @public = split /\n/, $node->safe_psql('postgres', q{
+	SELECT DISTINCT p.proname
+	FROM pg_depend d JOIN pg_proc p ON p.oid = d.objid
+	WHERE d.classid = 'pg_proc'::regclass AND d.deptype = 'e'
+	  AND d.refobjid = (SELECT e.oid FROM pg_extension e WHERE e.extname = 'simhash')
+	  AND has_function_privilege('public', p.oid, 'EXECUTE')
+	  AND NOT EXISTS (SELECT FROM pg_type t WHERE p.oid IN (t.typinput, t.typoutput, t.typreceive, t.typsend,
+	                  t.typmodin, t.typmodout, t.typanalyze))
+	  AND NOT EXISTS (SELECT FROM pg_operator o WHERE p.oid IN (o.oprcode, o.oprrest, o.oprjoin))
+	  AND NOT EXISTS (SELECT FROM pg_aggregate a WHERE p.oid IN (a.aggtransfn, a.aggfinalfn, a.aggcombinefn,
+	                  a.aggserialfn, a.aggdeserialfn, a.aggmtransfn, a.aggminvtransfn, a.aggmfinalfn))
+	  AND NOT EXISTS (SELECT FROM pg_cast c WHERE c.castfunc = p.oid)
+	  AND NOT EXISTS (SELECT FROM pg_amproc a WHERE a.amproc = p.oid)
+	  AND NOT EXISTS (SELECT FROM pg_am a WHERE a.amhandler = p.oid)
+	  AND NOT EXISTS (SELECT FROM pg_proc s WHERE s.prosupport = p.oid)
+	ORDER BY 1});
+cmp_ok(scalar @public, '>', 20, scalar(@public) . ' user-level functions executable by PUBLIC');
+my @undocumented = grep { $reference !~ /`\Q$_\E[`(]/ } @public;
+is(join(', ', @undocumented), '', "every function executable by PUBLIC is in the README's Reference (no internal helper)");
+is($node->safe_psql('postgres', q{SELECT count(*) FROM pg_depend d JOIN pg_proc p ON p.oid = d.objid
+	WHERE d.classid = 'pg_proc'::regclass AND d.deptype = 'e' AND p.proname LIKE '%citus%'
+	  AND d.refobjid = (SELECT e.oid FROM pg_extension e WHERE e.extname = 'simhash')}), '0',
+	'no function of the extension is named for Citus (the plain names run on the workers)');
 
 $node->stop;
 done_testing();

@@ -16,9 +16,11 @@
 # without simhash preloaded), the dedup jobs (the plain names run on the
 # workers, with progress NOTICEs; they read the rows on the coordinator, with
 # a NOTICE saying why, when simhash.citus_jobs is off, in a read-only
-# transaction, for text ids or without CREATE on the schema; every *_citus
-# job works on the workers and must give the single-node pairs, groups,
-# NOTICEs and errors, also on a table not distributed by its id; four
+# transaction, for text ids or without CREATE on the schema; every job on
+# the workers must give the single-node pairs, groups, NOTICEs and errors,
+# also on a table not distributed by its id, also as an ordinary role with
+# look-alikes planted on its path; no internal helper of these jobs is an
+# SQL function; four
 # sessions running jobs at once with Citus's max_prepared_transactions),
 # groups written on the workers into co-located tables (simhash_groups_into)
 # and the delete of all but the leaders through them,
@@ -574,21 +576,21 @@ cq(q{CREATE ROLE reader LOGIN; GRANT SELECT ON docs, docs_local TO reader; REVOK
 # the distributed jobs: the pair search on the workers (rows repartitioned by
 # table group and block into a work table), the same result as one node
 my @citus_jobs = (
-	[ 'simhash_pairs_citus', q{SELECT id_a || ',' || id_b || ',' || distance FROM simhash_pairs_citus('docs', 'id', 'h') ORDER BY id_a, id_b},
+	[ 'simhash_pairs (workers)', q{SELECT id_a || ',' || id_b || ',' || distance FROM simhash_pairs('docs', 'id', 'h') ORDER BY id_a, id_b},
 	  q{SELECT id_a || ',' || id_b || ',' || distance FROM simhash_pairs('docs_local', 'id', 'h') ORDER BY id_a, id_b} ],
-	[ 'simhash_pairs_citus (2, blocks 6)', q{SELECT id_a || ',' || id_b || ',' || distance FROM simhash_pairs_citus('docs', 'id', 'h', 2, 6) ORDER BY id_a, id_b},
+	[ 'simhash_pairs (workers, 2, blocks 6)', q{SELECT id_a || ',' || id_b || ',' || distance FROM simhash_pairs('docs', 'id', 'h', 2, 6) ORDER BY id_a, id_b},
 	  q{SELECT id_a || ',' || id_b || ',' || distance FROM simhash_pairs('docs_local', 'id', 'h', 2, 6) ORDER BY id_a, id_b} ],
-	[ 'simhash_pairs_citus (5)', q{SELECT id_a || ',' || id_b || ',' || distance FROM simhash_pairs_citus('docs', 'id', 'h', 5) ORDER BY id_a, id_b},
+	[ 'simhash_pairs (workers, 5)', q{SELECT id_a || ',' || id_b || ',' || distance FROM simhash_pairs('docs', 'id', 'h', 5) ORDER BY id_a, id_b},
 	  q{SELECT id_a || ',' || id_b || ',' || distance FROM simhash_pairs('docs_local', 'id', 'h', 5) ORDER BY id_a, id_b} ],
-	[ 'simhash_groups_citus connected', q{SELECT id || ',' || group_id FROM simhash_groups_citus('docs', 'id', 'h') ORDER BY id},
+	[ 'simhash_groups (workers) connected', q{SELECT id || ',' || group_id FROM simhash_groups('docs', 'id', 'h') ORDER BY id},
 	  q{SELECT id || ',' || group_id FROM simhash_groups('docs_local', 'id', 'h') ORDER BY id} ],
-	[ 'simhash_groups_citus leader', q{SELECT id || ',' || group_id FROM simhash_groups_citus('docs', 'id', 'h', 3, 'leader') ORDER BY id},
+	[ 'simhash_groups (workers) leader', q{SELECT id || ',' || group_id FROM simhash_groups('docs', 'id', 'h', 3, 'leader') ORDER BY id},
 	  q{SELECT id || ',' || group_id FROM simhash_groups('docs_local', 'id', 'h', 3, 'leader') ORDER BY id} ],
 );
 # the keys and MinHash jobs: keys repartitioned by key (the max_key_rows cap
 # counts a key's rows over all shards), pairs by their first id; on docs
 # (distributed by the id) and docs_byc (distributed by another column, so
-# that minhash_*_citus copies the signatures into a work table)
+# that minhash_* copies the signatures into a work table)
 cq(q{
 	CREATE TABLE docs_byc (LIKE docs_local INCLUDING ALL EXCLUDING INDEXES);
 	SELECT create_distributed_table('docs_byc', 'c', shard_count => 6);
@@ -602,11 +604,11 @@ sub pairs_and_groups
 {
 	my ($kind, $t, $column, $third, $args) = @_;
 	return (
-		[ "${kind}_pairs_citus($t$args)",
-		  qq{SELECT id_a || ',' || id_b || ',' || $third FROM ${kind}_pairs_citus('$t', 'id', '$column'$args) ORDER BY id_a, id_b},
+		[ "${kind}_pairs($t$args)",
+		  qq{SELECT id_a || ',' || id_b || ',' || $third FROM ${kind}_pairs('$t', 'id', '$column'$args) ORDER BY id_a, id_b},
 		  qq{SELECT id_a || ',' || id_b || ',' || $third FROM ${kind}_pairs('docs_local', 'id', '$column'$args) ORDER BY id_a, id_b} ],
-		[ "${kind}_groups_citus($t$args)",
-		  qq{SELECT id || ',' || group_id FROM ${kind}_groups_citus('$t', 'id', '$column'$args) ORDER BY id},
+		[ "${kind}_groups($t$args)",
+		  qq{SELECT id || ',' || group_id FROM ${kind}_groups('$t', 'id', '$column'$args) ORDER BY id},
 		  qq{SELECT id || ',' || group_id FROM ${kind}_groups('docs_local', 'id', '$column'$args) ORDER BY id} ]);
 }
 for my $t ('docs', 'docs_byc')
@@ -622,8 +624,8 @@ for my $job (@citus_jobs)
 	push @$job, $want;
 	ok($rc_d == 0 && $rc_l == 0 && $out_d eq $want && $want ne '', "$name: the single-node result")
 	  or diag("rc $rc_d, " . length($out_d) . ' vs ' . length($want) . " bytes; $err_d");
-	# the same NOTICEs (keys skipped by max_key_rows), but for the job's name
-	(my $notes_d = join "\n", $err_d =~ /^NOTICE:  (.*)$/mg) =~ s/_citus:/:/g;
+	# the same NOTICEs (keys skipped by max_key_rows)
+	my $notes_d = join "\n", $err_d =~ /^NOTICE:  (.*)$/mg;
 	my $notes_l = join "\n", $err_l =~ /^NOTICE:  (.*)$/mg;
 	is($notes_d, $notes_l, "$name: the same NOTICEs") if $notes_l ne '' || $notes_d ne '';
 }
@@ -632,8 +634,8 @@ for my $job (@citus_jobs)
 # the same signature, in public (the extension's schema) with text
 # arguments that untyped literals would prefer; create_distributed_table in
 # that schema; tables named as the jobs' temporary tables in both.  An
-# ordinary role (CREATE on public, SELECT on the tables) runs every *_citus
-# job with that path and pg_temp last: the single-node result, nothing
+# ordinary role (CREATE on public, SELECT on the tables) runs every job on
+# the workers with that path and pg_temp last: the single-node result, nothing
 # planted runs or is read.
 cq(q{
 	CREATE SCHEMA sp_early;
@@ -683,7 +685,7 @@ for my $job (@citus_jobs)
 	my ($name, $sql, undef, $want) = @$job;
 	# the call typed, as an application calls through a driver: untyped
 	# literals in the caller's own query would pick the caller's look-alike
-	(my $typed = $sql) =~ s{\b(\w+_citus)\('(\w+)', 'id', '(\w+)'((?:, [0-9.]+)*)(, '(\w+)')?\)}{
+	(my $typed = $sql) =~ s{\b(\w+_(?:pairs|groups))\('(\w+)', 'id', '(\w+)'((?:, [0-9.]+)*)(, '(\w+)')?\)}{
 		"public.$1('$2'::regclass, 'id'::name, '$3'::name"
 		. join('', map { m{\.} ? ", $_\::float8" : ", $_" } grep { $_ ne '' } split(m{, }, $4 // ''))
 		. (defined $6 ? ", '$6'::text" : '') . ')'}e;
@@ -745,11 +747,11 @@ cq(q{
 	REVOKE ALL ON SCHEMA public FROM regress_citus_user;
 	DROP ROLE regress_citus_user;
 });
-like(($coord->psql('postgres', q{SELECT count(*) FROM shared_key_pairs_citus('docs', 'id', 'keys', 1, 10)}))[2],
-	qr/NOTICE:  shared_key_pairs_citus: skipped 300 keys shared by more than 10 rows/,
+like(($coord->psql('postgres', q{SELECT count(*) FROM shared_key_pairs('docs', 'id', 'keys', 1, 10)}))[2],
+	qr/NOTICE:  shared_key_pairs: skipped 300 keys shared by more than 10 rows/,
 	'max_key_rows: the keys shared by more rows (over all shards) are skipped, with a NOTICE');
 # groups of the keys and MinHash jobs chain across shards too
-for my $g (q{shared_key_groups_citus('docs', 'id', 'keys', 2)}, q{minhash_groups_citus('docs', 'id', 'sig', 0.5)})
+for my $g (q{shared_key_groups('docs', 'id', 'keys', 2)}, q{minhash_groups('docs', 'id', 'sig', 0.5)})
 {
 	cmp_ok(cq(qq{SELECT max(n) FROM (SELECT count(DISTINCT get_shard_id_for_distribution_column('docs', id)) AS n
 			FROM $g GROUP BY group_id) x}), '>', 1, "$g: some groups span several shards");
@@ -771,22 +773,22 @@ for my $case (
 {
 	my ($name, $change, $job) = @$case;
 	cq(sprintf($change, 'docs_bad') . '; ' . sprintf($change, 'docs_bad_local'));
-	my ($rc_d, $out_d, $err_d) = $coord->psql('postgres', 'SELECT count(*) FROM ' . sprintf($job, '_citus', 'docs_bad'));
+	my ($rc_d, $out_d, $err_d) = $coord->psql('postgres', 'SELECT count(*) FROM ' . sprintf($job, '', 'docs_bad'));
 	my ($rc_l, $out_l, $err_l) = $coord->psql('postgres', 'SELECT count(*) FROM ' . sprintf($job, '', 'docs_bad_local'));
 	my ($msg_d) = $err_d =~ /ERROR:  (.*)/;
 	my ($msg_l) = $err_l =~ /ERROR:  (.*)/;
-	# the _citus jobs run with search_path = pg_catalog, pg_temp: their
-	# messages name the extension's types with its schema
-	s/_citus:/:/, s/docs_bad_local/docs_bad/g, s/\bpublic\.(simhash64|minhash_signature)\b/$1/g
+	# the jobs on the workers run with search_path = pg_catalog, pg_temp:
+	# their messages name the extension's types with its schema
+	s/docs_bad_local/docs_bad/g, s/\bpublic\.(simhash64|minhash_signature)\b/$1/g
 		for grep { defined } ($msg_d, $msg_l);
 	ok($rc_d != 0 && $rc_l != 0 && defined $msg_l && $msg_d eq $msg_l && $out_d eq '',
-		"*_citus jobs, $name: the single-node job's error ($msg_l)")
+		"jobs on the workers, $name: the single-node job's error ($msg_l)")
 	  or diag("distributed: $err_d\nlocal: $err_l");
 }
 is(cq(q{SELECT count(*) FROM pg_class WHERE relname LIKE 'simhash_part_%'}), '0',
 	'the work table is dropped');
-like(($coord->psql('postgres', q{SELECT count(*) FROM simhash_groups_citus('docs', 'id', 'h', 3, 'nearest')}))[2],
-	qr/linkage must be/, 'simhash_groups_citus: an unknown linkage is an error');
+like(($coord->psql('postgres', q{SELECT count(*) FROM simhash_groups('docs', 'id', 'h', 3, 'nearest')}))[2],
+	qr/unknown linkage/, 'simhash_groups on a distributed table: an unknown linkage is an error');
 
 # groups chain across shards: some group has members on several shards
 cmp_ok(cq(q{SELECT max(n) FROM (SELECT count(DISTINCT get_shard_id_for_distribution_column('docs', id)) AS n
@@ -827,9 +829,9 @@ sub restart_mid_job
 }
 restart_mid_job(q{SELECT count(*) FROM simhash_pairs('docs', 'id', 'h')}, 'simhash_pairs');
 restart_mid_job(q{SET simhash.citus_jobs = off; SELECT count(*) FROM simhash_pairs('docs', 'id', 'h')}, 'simhash_pairs (citus_jobs off)');
-restart_mid_job(q{SELECT count(*) FROM simhash_groups_citus('docs', 'id', 'h')}, 'simhash_groups_citus');
-restart_mid_job(q{SELECT count(*) FROM shared_key_groups_citus('docs', 'id', 'keys')}, 'shared_key_groups_citus');
-restart_mid_job(q{SELECT count(*) FROM minhash_pairs_citus('docs', 'id', 'sig', 0.5)}, 'minhash_pairs_citus');
+restart_mid_job(q{SELECT count(*) FROM simhash_groups('docs', 'id', 'h')}, 'simhash_groups');
+restart_mid_job(q{SELECT count(*) FROM shared_key_groups('docs', 'id', 'keys')}, 'shared_key_groups');
+restart_mid_job(q{SELECT count(*) FROM minhash_pairs('docs', 'id', 'sig', 0.5)}, 'minhash_pairs');
 is(cq(q{SELECT count(*) FROM pg_class WHERE relname LIKE 'simhash_part_%'}), '0',
 	'the work table of the failed job was rolled back');
 is(cq(q{SELECT string_agg(result, ',') FROM run_command_on_workers(
@@ -839,20 +841,21 @@ is(cq(q{SELECT string_agg(result, ',') FROM run_command_on_workers(
 my $n_local = cq(q{SELECT count(*) FROM simhash_pairs('docs_local', 'id', 'h')});
 is(cq(q{SELECT count(*) FROM simhash_pairs('docs', 'id', 'h')}), $n_local,
 	'after the restart: the same pairs again');
-is(cq(q{SELECT count(*) FROM simhash_pairs_citus('docs', 'id', 'h')}), $n_local,
-	'after the restart: simhash_pairs_citus, the same pairs again');
+is(cq(q{SELECT count(DISTINCT group_id) FROM simhash_groups('docs', 'id', 'h')}),
+	cq(q{SELECT count(DISTINCT group_id) FROM simhash_groups('docs_local', 'id', 'h')}),
+	'after the restart: simhash_groups, the same groups again');
 
 # a worker that is down: a clear error, no result
 $w1->stop('fast');
 my ($rc_down, $out_down, $err_down) = $coord->psql('postgres', q{SELECT count(*) FROM simhash_pairs('docs', 'id', 'h')});
 ok($rc_down != 0 && $out_down eq '', 'a worker down: the job fails');
-my ($rc_down2, $out_down2, $err_down2) = $coord->psql('postgres', q{SELECT count(*) FROM simhash_pairs_citus('docs', 'id', 'h')});
-ok($rc_down2 != 0 && $out_down2 eq '' && $err_down2 =~ /ERROR:.*connect/i, 'a worker down: simhash_pairs_citus fails with a connection error')
+my ($rc_down2, $out_down2, $err_down2) = $coord->psql('postgres', q{SELECT count(*) FROM simhash_groups('docs', 'id', 'h', 3, 'leader')});
+ok($rc_down2 != 0 && $out_down2 eq '' && $err_down2 =~ /ERROR:.*connect/i, 'a worker down: simhash_groups (leader) fails with a connection error')
   or diag($err_down2);
 like($err_down, qr/ERROR:.*(connect|connection)/i, 'a worker down: a connection error names the cause')
   or diag($err_down);
-for my $job (q{shared_key_pairs_citus('docs', 'id', 'keys')}, q{shared_key_groups_citus('docs', 'id', 'keys', 2)},
-	q{minhash_pairs_citus('docs', 'id', 'sig', 0.5)}, q{minhash_groups_citus('docs', 'id', 'sig', 0.5)})
+for my $job (q{shared_key_pairs('docs', 'id', 'keys')}, q{shared_key_groups('docs', 'id', 'keys', 2)},
+	q{minhash_pairs('docs', 'id', 'sig', 0.5)}, q{minhash_groups('docs', 'id', 'sig', 0.5)})
 {
 	my ($rc_j, $out_j, $err_j) = $coord->psql('postgres', "SELECT count(*) FROM $job");
 	ok($rc_j != 0 && $out_j eq '' && $err_j =~ /ERROR:.*connect/i, "a worker down: $job fails with a connection error, no rows")

@@ -1,0 +1,249 @@
+/*
+ * dedup/citus_groups_into.c
+ *		simhash_groups_into(): simhash_groups' groups of more than one row,
+ *		as rows (id, group_id) of a new table.  On a Citus distributed table
+ *		it is a distributed table, co-located with the source when that is
+ *		distributed by the id column, computed on the workers: the pairs
+ *		stay there, connected groups by label propagation (each row's label
+ *		the least id among its own and its neighbours' labels, round after
+ *		round, until none changes), the leader linkage per connected group
+ *		on the worker holding the group's pairs (simhash_leader_groups).
+ *		Elsewhere (one node, ids that are not integers, simhash.citus_jobs
+ *		off) the rows of simhash_groups, filtered.  The design is in
+ *		citus.c, the hardening in citus_work.c.
+ */
+#include "citus_work.h"
+
+#include "access/htup_details.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_attribute.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+#define FNAME "simhash_groups_into"
+
+/*
+ * result_table as (schema, name): parse_ident()'s rules; an unqualified
+ * name goes where the caller's CREATE TABLE would put it, the first schema
+ * of the caller's path (current_schema()).  NULL stays NULL.
+ */
+static void
+groups_into_target(FunctionCallInfo fcinfo, char **schema, char **name)
+{
+	ArrayType  *parts;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+
+	*schema = *name = NULL;
+	if (PG_ARGISNULL(3))
+		return;
+	parts = DatumGetArrayTypeP(DirectFunctionCall2(parse_ident, PG_GETARG_DATUM(3),
+												   BoolGetDatum(true)));
+	deconstruct_array(parts, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+	if (n > 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg(FNAME ": improper qualified name (too many dotted names): %s",
+						text_to_cstring(PG_GETARG_TEXT_PP(3)))));
+	if (n == 1)
+	{
+		List	   *path = fetch_search_path(false);
+
+		if (path == NIL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_SCHEMA_NAME),
+					 errmsg(FNAME ": no schema has been selected to create in")));
+		*schema = get_namespace_name(linitial_oid(path));
+		*name = TextDatumGetCString(elems[0]);
+	}
+	else
+	{
+		*schema = TextDatumGetCString(elems[0]);
+		*name = TextDatumGetCString(elems[1]);
+	}
+}
+
+/* the groups computed on the workers into target; returns the rows written */
+static uint64
+groups_into_workers(CitusJob *job, FunctionCallInfo fcinfo, const char *target, bool leader)
+{
+	DedupInput	in;
+	char	   *search;
+	char	   *part;
+	char	   *pairs;
+	char	   *edges;
+	char	   *labels;
+	char	   *next_labels;
+	uint64		written;
+	int			rounds = 0;
+
+	dedup_input_init(&in, fcinfo, FNAME, -1, 4, 6);
+	citus_check_ids(job);
+
+	/* the pairs, kept on the workers (by their first id) */
+	part = citus_parts(job, in.hash_column, &in.blocks, &search);
+	pairs = citus_work_table(job, "group_pairs", NULL);
+	citus_exec(job, psprintf("INSERT INTO %s (a, b, d) SELECT * FROM (%s) x", pairs, search), 0, NULL, NULL, NULL);
+	citus_exec(job, psprintf("DROP TABLE %s", part), 0, NULL, NULL, NULL);
+
+	/* connected groups: edges both ways by their source; labels by id */
+	edges = citus_work_table(job, "edges", pairs);
+	citus_exec(job, psprintf("INSERT INTO %s SELECT a, b FROM %s", edges, pairs), 0, NULL, NULL, NULL);
+	citus_exec(job, psprintf("INSERT INTO %s SELECT b, a FROM %s", edges, pairs), 0, NULL, NULL, NULL);
+	labels = citus_work_table(job, "labels", pairs);
+	next_labels = citus_work_table(job, "next_labels", pairs);
+	citus_exec(job, psprintf("INSERT INTO %s SELECT src, least(src, min(dst)) FROM %s GROUP BY src", labels, edges),
+			   0, NULL, NULL, NULL);
+	for (;;)
+	{
+		uint64		changed;
+
+		citus_exec(job, psprintf("INSERT INTO %s SELECT e.dst, l.label FROM %s e JOIN %s l ON l.id = e.src",
+								 next_labels, edges, labels), 0, NULL, NULL, NULL);
+		changed = citus_exec(job, psprintf("UPDATE %s l SET label = m.label FROM (SELECT id, min(label) AS label FROM %s GROUP BY id) m"
+										   " WHERE l.id = m.id AND m.label < l.label", labels, next_labels),
+							 0, NULL, NULL, NULL);
+		citus_exec(job, psprintf("DELETE FROM %s", next_labels), 0, NULL, NULL, NULL);
+		rounds++;
+		dedup_progress(&job->progress, "labelling round %d on the workers: " UINT64_FORMAT " rows relabelled",
+					   rounds, changed);
+		if (changed == 0)
+			break;
+	}
+	if (!leader)
+		written = citus_exec(job, psprintf("INSERT INTO %s SELECT id, label FROM %s", target, labels),
+							 0, NULL, NULL, NULL);
+	else
+	{
+		/* each group's pairs on one shard, linked there in id order */
+		char	   *grouped = citus_work_table(job, "grouped_pairs", pairs);
+
+		citus_exec(job, psprintf("INSERT INTO %s SELECT l.label, p.a, p.b, p.d FROM %s p JOIN %s l ON l.id = p.a",
+								 grouped, pairs, labels), 0, NULL, NULL, NULL);
+		dedup_progress(&job->progress, "choosing the leaders on the workers");
+		written = citus_exec(job, psprintf("INSERT INTO %s SELECT x.id, x.group_id FROM (SELECT array_agg(a) AS a, array_agg(b) AS b, array_agg(d) AS d"
+										   " FROM %s GROUP BY grp) g, LATERAL %s.simhash_leader_groups(g.a, g.b, g.d) x",
+										   target, grouped, job->ext),
+							 0, NULL, NULL, NULL);
+		citus_exec(job, psprintf("DROP TABLE %s", grouped), 0, NULL, NULL, NULL);
+	}
+	citus_exec(job, psprintf("DROP TABLE %s, %s, %s, %s", pairs, edges, labels, next_labels), 0, NULL, NULL, NULL);
+	return written;
+}
+
+/*
+ * simhash_groups_into(relation, id_column, hash_column, result_table,
+ * max_distance, linkage, blocks) → bigint: creates result_table (id,
+ * group_id) with the rows of simhash_groups' groups of more than one row;
+ * returns the number of rows written.
+ */
+PG_FUNCTION_INFO_V1(simhash_groups_into);
+Datum
+simhash_groups_into(PG_FUNCTION_ARGS)
+{
+	char	   *schema,
+			   *name,
+			   *linkage;
+	Oid			relid;
+	char	   *id_column;
+	AttrNumber	att;
+	HeapTuple	tuple;
+	Oid			idtype;
+	char	   *idtype_sql;
+	char	   *target;
+	char	   *dist_column = NULL;
+	CitusJob	job;
+	uint64		written;
+
+	groups_into_target(fcinfo, &schema, &name);
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || schema == NULL ||
+		PG_ARGISNULL(4) || PG_ARGISNULL(5))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg(FNAME ": arguments must not be NULL")));
+	linkage = text_to_cstring(PG_GETARG_TEXT_PP(5));
+	if (strcmp(linkage, "connected") != 0 && strcmp(linkage, "leader") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg(FNAME ": linkage must be 'connected' or 'leader'")));
+	relid = PG_GETARG_OID(0);
+	id_column = NameStr(*PG_GETARG_NAME(1));
+	att = get_attnum(relid, id_column);
+	tuple = att > 0 ? SearchSysCache2(ATTNUM, ObjectIdGetDatum(relid), Int16GetDatum(att)) : NULL;
+	if (!HeapTupleIsValid(tuple))
+	{
+		char	   *relname = get_rel_name(relid);
+
+		/* the relation as the jobs print it, qualified */
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg(FNAME ": column \"%s\" of relation %s does not exist", id_column,
+						relname == NULL ? psprintf("%u", relid) :
+						quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), relname))));
+	}
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	citus_job_begin(&job, FNAME, relid, id_column, fcinfo->flinfo->fn_oid);
+	job.progress.last = 0;
+	idtype = ((Form_pg_attribute) GETSTRUCT(tuple))->atttypid;
+	idtype_sql = format_type_with_typemod(idtype, ((Form_pg_attribute) GETSTRUCT(tuple))->atttypmod);
+	ReleaseSysCache(tuple);
+	target = psprintf("%s.%s", quote_identifier(schema), quote_identifier(name));
+
+	if (dedup_citus_installed())
+	{
+		Oid			types[1] = {REGCLASSOID};
+		Datum		values[1] = {ObjectIdGetDatum(relid)};
+
+		citus_exec(&job, "SELECT pg_catalog.column_to_column_name(p.logicalrelid, p.partkey) FROM pg_catalog.pg_dist_partition p"
+				   " WHERE p.logicalrelid = $1 AND p.partmethod = 'h'", 1, types, values, NULL);
+		if (SPI_processed > 0)
+			dist_column = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	}
+	citus_exec(&job, psprintf("CREATE TABLE %s (id %s, group_id %s)", target, idtype_sql, idtype_sql),
+			   0, NULL, NULL, NULL);
+	if (dist_column != NULL)
+	{
+		Oid			types[3] = {REGCLASSOID, TEXTOID, TEXTOID};
+		Datum		values[3];
+
+		values[0] = ObjectIdGetDatum(get_relname_relid(name, get_namespace_oid(schema, false)));
+		values[1] = CStringGetTextDatum("id");
+		values[2] = CStringGetTextDatum(strcmp(dist_column, id_column) == 0 ? job.relation : "default");
+		citus_exec(&job, "SELECT pg_catalog.create_distributed_table($1, $2, colocate_with => $3)",
+				   3, types, values, NULL);
+	}
+	if (dist_column == NULL || (idtype != INT8OID && idtype != INT4OID && idtype != INT2OID) ||
+		!simhash_citus_jobs)
+	{
+		/* one node, or the rows read here (simhash_groups says why) */
+		Oid			types[6] = {REGCLASSOID, NAMEOID, NAMEOID, INT4OID, TEXTOID, INT4OID};
+		Datum		values[6];
+		char		nulls[7] = "      ";
+
+		for (int i = 0; i < 6; i++)
+		{
+			int			arg = i < 3 ? i : i + 1;
+
+			values[i] = PG_ARGISNULL(arg) ? (Datum) 0 : PG_GETARG_DATUM(arg);
+			nulls[i] = PG_ARGISNULL(arg) ? 'n' : ' ';
+		}
+		written = citus_exec(&job, psprintf("INSERT INTO %s SELECT g.id, g.group_id FROM (SELECT x.id, x.group_id, count(*) OVER (PARTITION BY x.group_id) AS n"
+											" FROM %s.simhash_groups($1, $2, $3, NULL::%s, $4, $5, $6) x) g WHERE g.n > 1",
+											target, job.ext, idtype_sql),
+							 6, types, values, nulls);
+	}
+	else
+		written = groups_into_workers(&job, fcinfo, target, strcmp(linkage, "leader") == 0);
+	citus_job_end(&job);
+	SPI_finish();
+	PG_RETURN_INT64((int64) written);
+}
