@@ -5,7 +5,8 @@
 #                       is the CPU time of the backend and its parallel
 #                       workers (the postmaster's reaped children, clock
 #                       ticks: 10 ms), less sensitive to the machine's load
-#                       than ms; peak_kB is
+#                       than ms (counted once the backend has exited and
+#                       the postmaster has reaped it); peak_kB is
 #                       the peak of the anonymous memory (RssAnon: private,
 #                       not shared buffers) summed over the server's
 #                       processes (the backend and its parallel workers),
@@ -25,14 +26,14 @@ server_reaped_ticks() {
 	awk '{print $16 + $17}' "/proc/$(head -1 "$SIMHASH_TMP/data/postmaster.pid")/stat"
 }
 job() {
-	local settings=$1 query=$2 out base peak=0 v ms res cli cpu0 cpu1
+	local settings=$1 query=$2 out base peak=0 v ms res cli cpu0 cpu1 pid i
 	out=$SIMHASH_TMP/job.out
 	rm -f "$SIMHASH_TMP/job.ready"
 	base=$(server_anon_kb)
 	cpu0=$(server_reaped_ticks)
 	( psql -X -q -v ON_ERROR_STOP=1 -At <<SQL
 $settings
-SELECT 1 \g $SIMHASH_TMP/job.ready
+SELECT pg_backend_pid() \g $SIMHASH_TMP/job.ready
 \timing on
 $query
 SQL
@@ -46,7 +47,14 @@ SQL
 		sleep 0.02
 	done
 	wait $cli || true
-	sleep 0.3	# the backend exits after its client; the postmaster reaps it
+	# the backend exits after its client (freeing a large job's memory can
+	# take seconds); its CPU time counts once the postmaster has reaped it
+	pid=$(tr -dc 0-9 <"$SIMHASH_TMP/job.ready")
+	for ((i = 0; i < 600; i++)); do
+		[ -n "$pid" ] && [ -e "/proc/$pid" ] || break
+		sleep 0.1
+	done
+	sleep 0.1
 	cpu1=$(server_reaped_ticks)
 	# the result's last line, or the first error
 	res=$({ grep -m1 '^ERROR' "$out" || grep -v '^Time:' "$out" || true; } | tail -1)

@@ -5,13 +5,21 @@
 #   (default 1000000 10000000; SCALE_TXNS=20000 pgbench transactions per
 #   client count; SIMHASH_TMPROOT=/big/disk for the cluster and the COPY file;
 #   SCALE_PARTS="lookups dedup joins cancel inserts vacuum", the default,
-#   or some of them: load and index are always measured)
-# Data for each N (fixed, bench/planted_docs.sql as bench/dedup.sh): ids
-# 1 .. 0.99 N have h = simhash_hash(id::text) (random); the other 1% are
-# copies of a pseudo-randomly chosen earlier row with (id % 4) bits flipped
-# (0 .. 3).  It is written once to a binary COPY file; every size gets a
-# database of its own in one cluster (shared_buffers 2GB, fsync off,
-# autovacuum off, jit off).  Measured for each N, each statement in a
+#   or some of them; SCALE_BUILDS="0 2", the parallel workers of the
+#   measured CREATE INDEX builds, the last one kept)
+# In pieces: SCALE_CLUSTER=DIR keeps the cluster (a link DIR to its
+# directory) and each size's database between runs; a later run with the
+# same DIR reuses a database that has its table and index (load and index
+# are then not measured again) and adds its parts to the same table, a
+# part measured again replacing its figures.  Inserts and vacuum change the
+# table: run them last.  rm -rf "$(readlink -f DIR)" DIR when done.
+# Data for each N (fixed seeds, the rows of bench/planted_docs.sql, written
+# by bench/gen_docs.c as binary COPY files; bench/gen_docs_check.sh compares
+# the two): ids 1 .. 0.99 N have h = simhash_hash(id::text) (random); the
+# other 1% are copies of a pseudo-randomly chosen earlier row with (id % 4)
+# bits flipped (0 .. 3).  Every size gets a database of its own in one
+# cluster (shared_buffers 2GB, fsync off, autovacuum off, jit off).
+# Measured for each N, each statement in a
 # fresh connection through bench/jobs.sh (time: psql \timing; peak: the
 # server processes' anonymous memory above the start; temp: temp_bytes):
 #   load          COPY docs FROM the file (FORMAT binary)
@@ -64,6 +72,10 @@ done
 TXNS=${SCALE_TXNS:-20000}
 KNNQ=${SCALE_KNN_QUERIES:-200}
 PARTS=" ${SCALE_PARTS:-lookups dedup joins cancel inserts vacuum} "
+BUILDS=${SCALE_BUILDS:-0 2}
+for w in $BUILDS; do
+	[[ $w =~ ^[0-9]$ ]] || { say "SCALE_BUILDS: parallel worker counts 0 .. 9, not '$w'"; exit 2; }
+done
 part() { [[ $PARTS == *" $1 "* ]]; }
 REPORT=bench/data/scale_report.txt
 mkdir -p bench/data
@@ -74,9 +86,26 @@ sql() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 
 ensure_packages
 build_install
-start_cluster "shared_buffers = '2GB'" "jit = off" "autovacuum = off" "max_wal_size = '4GB'" \
-	"checkpoint_timeout = '1h'" "maintenance_work_mem = '1GB'" "max_parallel_maintenance_workers = 2" \
-	"max_connections = 20" "log_min_messages = 'warning'"
+SETTINGS=("shared_buffers = '2GB'" "jit = off" "autovacuum = off" "max_wal_size = '4GB'"
+	"checkpoint_timeout = '1h'" "maintenance_work_mem = '1GB'" "max_parallel_maintenance_workers = 2"
+	"max_connections = 20" "log_min_messages = 'warning'")
+if [ -z "${SCALE_CLUSTER:-}" ]; then
+	start_cluster "${SETTINGS[@]}"
+elif [ -L "$SCALE_CLUSTER" ]; then
+	# the kept cluster: started again, kept at exit
+	export SIMHASH_KEEP=1 SIMHASH_TMP
+	SIMHASH_TMP=$(readlink -f "$SCALE_CLUSTER")
+	as_cluster_user "$PGBIN/pg_ctl" -D "$SIMHASH_TMP/data" -l "$SIMHASH_TMP/server.log" -w start >/dev/null
+	export PGHOST=$SIMHASH_TMP PGUSER=postgres PGDATABASE=postgres
+	PGPORT=$(sed -n "s/^port = \([0-9]*\)$/\1/p" "$SIMHASH_TMP/data/postgresql.conf" | tail -1)
+	export PGPORT
+	trap stop_cluster EXIT
+else
+	export SIMHASH_KEEP=1
+	start_cluster "${SETTINGS[@]}"
+	ln -s "$SIMHASH_TMP" "$SCALE_CLUSTER"
+fi
+cc -O2 -Wall -Werror -Isrc -o "$SIMHASH_TMP/gen_docs" bench/gen_docs.c src/core/tokenizer.c
 if (echo 3 >/proc/sys/vm/drop_caches) 2>/dev/null; then
 	COLD="after a restart, OS cache dropped"
 else
@@ -88,15 +117,15 @@ restart_cold() {
 	(echo 3 >/proc/sys/vm/drop_caches) 2>/dev/null || true
 }
 sql -d postgres <<'SQL'
-CREATE TABLE res (n bigint, o int, op text, ms float8, basis text, peak_kb bigint, temp_bytes bigint, note text, cpu_ms float8);
+CREATE TABLE IF NOT EXISTS res (n bigint, o int, op text, ms float8, basis text, peak_kb bigint, temp_bytes bigint, note text, cpu_ms float8);
 SQL
-O=0
+O=$(sql -d postgres -At -c "SELECT coalesce(max(o), 0) FROM res")
 # record N OP MS BASIS PEAK_KB TEMP_BYTES NOTE [CPU_MS] (BASIS: row, query or insert)
 record() {
 	O=$((O + 1))
 	psql -X -q -d postgres -v ON_ERROR_STOP=1 -v n="$1" -v o="$O" -v op="$2" -v ms="$3" -v basis="$4" \
 		-v kb="$5" -v tb="$6" -v note="$7" -v cpu="${8:-NULL}" \
-		<<<"INSERT INTO res VALUES (:n, :o, :'op', :ms, :'basis', :kb, :tb, nullif(:'note', ''), :cpu)"
+		<<<"DELETE FROM res WHERE n = :n AND op = :'op'; INSERT INTO res VALUES (:n, :o, :'op', :ms, :'basis', :kb, :tb, nullif(:'note', ''), :cpu)"
 }
 # measured N OP BASIS SETTINGS QUERY [NOTE]: one job, recorded
 measured() {
@@ -146,26 +175,24 @@ for N in $SIZES; do
 	DB=s$N
 	ORIG=$((N * 99 / 100))
 	COPYFILE=$SIMHASH_TMP/docs_$N.copy
-	step "N=$N: generating (bench/planted_docs.sql, $((N - ORIG)) planted)"
-	sql -d postgres -c "CREATE DATABASE $DB"
 	export PGDATABASE=$DB
-	sql -v n="$N" -v orig="$ORIG" -f bench/planted_docs.sql
-	as_cluster_user touch "$COPYFILE"
-	sql <<SQL
-COPY docs TO '$COPYFILE' (FORMAT binary);
--- lookups: 500 planted rows' fingerprints, 500 random ones
-CREATE TABLE queries AS
-SELECT row_number() OVER (ORDER BY id) AS qid, h AS q FROM (SELECT id, h FROM docs WHERE id > $ORIG ORDER BY id LIMIT 500) p
-UNION ALL SELECT 500 + i, simhash_hash('q' || i)::simhash64 FROM generate_series(1, 500) i;
--- 1M new rows: every other one 2 bits from a corpus row, the others random
-CREATE TABLE news AS
-SELECT g AS id, CASE WHEN g % 2 = 0
-	THEN (d.h::bigint # (3::bigint << (g % 62)::int))::simhash64
-	ELSE simhash_hash('new' || g)::simhash64 END AS h
-FROM generate_series(1, 1000000) g JOIN docs d ON d.id = 1 + (g::bigint * 7919) % $ORIG;
-VACUUM ANALYZE news;
-DROP TABLE docs, planted;
+	if [ "$(sql -d postgres -At -c "SELECT count(*) FROM pg_database WHERE datname = '$DB'")" = 1 ] &&
+		[ "$(sql -At -c "SELECT to_regclass('docs_h') IS NOT NULL")" = t ]; then
+		step "N=$N: database $DB kept from an earlier run (its table and index)"
+	else
+		step "N=$N: generating (bench/gen_docs.c, $((N - ORIG)) planted)"
+		sql -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
+		"$SIMHASH_TMP/gen_docs" "$N" "$ORIG" "$COPYFILE" "$SIMHASH_TMP/queries.copy" "$SIMHASH_TMP/news.copy"
+		sql <<SQL
+CREATE EXTENSION simhash;
 CREATE TABLE docs (id bigint, h simhash64);
+-- lookups: 500 planted rows' fingerprints, 500 random ones
+CREATE TABLE queries (qid bigint, q simhash64);
+COPY queries FROM '$SIMHASH_TMP/queries.copy' (FORMAT binary);
+-- 1M new rows: every other one 2 bits from a corpus row, the others random
+CREATE TABLE news (id int, h simhash64);
+COPY news FROM '$SIMHASH_TMP/news.copy' (FORMAT binary);
+VACUUM ANALYZE news;
 CREATE TABLE lat (label text, qid bigint, ms float8, bufs bigint, nrows bigint);
 -- one pass of lookups: radius r, or (r = NULL) ORDER BY h <~> q LIMIT 10
 CREATE FUNCTION lookups(label text, r int, nq int) RETURNS void LANGUAGE plpgsql AS \$\$
@@ -185,19 +212,21 @@ BEGIN
 	END LOOP;
 END \$\$;
 SQL
-	COPYMB=$(( $(stat -c %s "$COPYFILE") / 1048576 ))
-	measured "$N" "load (COPY)" row "" "COPY docs FROM '$COPYFILE' (FORMAT binary)" "file $COPYMB MB"
-	sql -c "VACUUM (FREEZE, ANALYZE) docs"
-	rm -f "$COPYFILE"
+		rm -f "$SIMHASH_TMP/queries.copy" "$SIMHASH_TMP/news.copy"
+		COPYMB=$(( $(stat -c %s "$COPYFILE") / 1048576 ))
+		measured "$N" "load (COPY)" row "" "COPY docs FROM '$COPYFILE' (FORMAT binary)" "file $COPYMB MB"
+		sql -c "VACUUM (FREEZE, ANALYZE) docs"
+		rm -f "$COPYFILE"
 
-	for w in 0 2; do
-		measured "$N" "index ${w}w" row "SET max_parallel_maintenance_workers = $w; SET simhash.parallel_min_rows = $((w == 0 ? 0 : 1000));" \
-			"CREATE INDEX docs_h ON docs USING simhash (h)"
-		BYTES=$(sql -At -c "SELECT pg_relation_size('docs_h')")
-		sql -d postgres -c "UPDATE res SET note = 'index $(echo "scale=1; $BYTES / $N" | bc) B/row, $((BYTES / 1048576)) MB' WHERE n = $N AND op = 'index ${w}w'"
-		[ "$w" -eq 0 ] && sql -c "DROP INDEX docs_h"
-	done
-	sql -c "ANALYZE docs"
+		for w in $BUILDS; do
+			sql -c "DROP INDEX IF EXISTS docs_h"
+			measured "$N" "index ${w}w" row "SET max_parallel_maintenance_workers = $w; SET simhash.parallel_min_rows = $((w == 0 ? 0 : 1000));" \
+				"CREATE INDEX docs_h ON docs USING simhash (h)"
+			BYTES=$(sql -At -c "SELECT pg_relation_size('docs_h')")
+			sql -d postgres -c "UPDATE res SET note = 'index $(echo "scale=1; $BYTES / $N" | bc) B/row, $((BYTES / 1048576)) MB' WHERE n = $N AND op = 'index ${w}w'"
+		done
+		sql -c "ANALYZE docs"
+	fi
 
 	# maintenance_work_mem of the dedup jobs (in memory, spilling), work_mem of the joins
 	# (simhash_groups' connected linkage needs about 5.5 bytes a row at least)
@@ -208,6 +237,7 @@ SQL
 
 	if part lookups; then
 		# lookups: cold (each radius after its own restart), then warm
+		sql -c "TRUNCATE lat"
 		for r in 3 6; do
 			step "N=$N: r$r cold ($COLD)"
 			restart_cold
@@ -305,7 +335,7 @@ SQL
 	fi
 
 	export PGDATABASE=postgres
-	sql -c "DROP DATABASE $DB"
+	[ -n "${SCALE_CLUSTER:-}" ] || sql -c "DROP DATABASE $DB"
 	{
 		echo "bench/scale.sh $SIZES (started $STARTED; this table after N = $N, $(($(date +%s) - T0)) s)"
 		echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GB; $("$PGBIN/postgres" --version); git $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src sql || echo ' + changes')"

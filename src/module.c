@@ -10,8 +10,10 @@
 
 #include <limits.h>
 
+#include "miscadmin.h"
 #include "utils/guc.h"
 
+#include "core/blocks.h"
 #include "dedup/dedup.h"
 #include "shared/progress.h"
 #include "shared/workers.h"
@@ -20,9 +22,16 @@ PG_MODULE_MAGIC;
 
 void		_PG_init(void);
 
+/* the radix sorts' hook (core/blocks.h): a sort of many keys can be cancelled */
+static void
+sort_interrupts(void)
+{
+	CHECK_FOR_INTERRUPTS();
+}
+
 /*
  * Load time: the shared settings, then each part's settings, reloptions,
- * hooks and node methods; then unknown simhash.* settings are refused (and
+ * hooks and node methods, the radix sorts' interrupt hook; then unknown simhash.* settings are refused (and
  * placeholders set before the load warned about) as for any extension's
  * reserved prefix.
  */
@@ -47,5 +56,6 @@ _PG_init(void)
 	simhash_index_init();
 	simhash_join_init();
 	simhash_test_hold_init();
+	simhash_sort_check_hook = sort_interrupts;
 	MarkGUCPrefixReserved("simhash");
 }

@@ -198,6 +198,15 @@ extern uint64_t simhash_unpermute(const SimhashBlocks *b, int table, uint64_t p)
  * bits, but two passes cover a 25-26-bit prefix (blocks 5, distance 3).
  */
 #define SIMHASH_RADIX_BITS 13
+
+/*
+ * Called by the radix sorts (simhash_radix_sort, simhash_table_sort and
+ * simhash_table_sort_range) after every SIMHASH_SORT_CHECK_KEYS keys they
+ * read or move, about: the server checks for interrupts there (an error
+ * thrown from it leaves the arrays in an unspecified order).  NULL: none.
+ */
+extern void (*simhash_sort_check_hook) (void);
+#define SIMHASH_SORT_CHECK_KEYS (1 << 20)
 extern void simhash_radix_sort(uint64_t *keys, uint32_t *vals, size_t n,
 							   uint64_t *tmpkeys, uint32_t *tmpvals, int keybits);
 

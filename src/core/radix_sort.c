@@ -14,6 +14,24 @@
 #define RADIX_SMALL 64
 #define RADIX_COARSE_EXTRA 4
 
+void		(*simhash_sort_check_hook) (void) = NULL;
+
+/* keys the sort has read or moved since it last called the hook */
+static size_t sort_work = 0;
+
+/* count n keys of work; call the hook once SIMHASH_SORT_CHECK_KEYS are done */
+static inline void
+sort_progress(size_t n)
+{
+	sort_work += n;
+	if (sort_work >= SIMHASH_SORT_CHECK_KEYS)
+	{
+		sort_work = 0;
+		if (simhash_sort_check_hook)
+			simhash_sort_check_hook();
+	}
+}
+
 /* bits lo .. hi-1 (bit 0 = least significant), 0 <= lo <= hi <= 64 */
 static inline uint64_t
 range_mask(int lo, int hi)
@@ -123,11 +141,12 @@ count_key(const RadixPlan *pl, uint64_t k)
 
 /*
  * The histogram read that also permutes: keys[i] = permute(source[i]) and
- * vals[i] = i, for a constant number of segments (unrolled).
+ * vals[i] = i for i in start .. end-1, for a constant number of segments
+ * (unrolled).
  */
 static inline __attribute__((always_inline)) void
 permute_count(const SimhashTable *t, const uint64_t *source, uint64_t *keys,
-			  uint32_t *vals, size_t n, const RadixPlan *pl, const int nseg)
+			  uint32_t *vals, size_t start, size_t end, const RadixPlan *pl, const int nseg)
 {
 	unsigned	rot[8];
 	uint64_t	mask[8];
@@ -137,7 +156,7 @@ permute_count(const SimhashTable *t, const uint64_t *source, uint64_t *keys,
 		rot[s] = t->rotate[s];
 		mask[s] = t->permuted_mask[s];
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = start; i < end; i++)
 	{
 		uint64_t	h = source[i],
 					k = 0;
@@ -158,30 +177,30 @@ permute_count(const SimhashTable *t, const uint64_t *source, uint64_t *keys,
  */
 static void
 permute_count_any(const SimhashTable *t, const uint64_t *source, uint64_t *keys,
-				  uint32_t *vals, size_t n, const RadixPlan *pl)
+				  uint32_t *vals, size_t start, size_t end, const RadixPlan *pl)
 {
 	switch (t->nsegments)
 	{
 		case 1:
-			permute_count(t, source, keys, vals, n, pl, 1);
+			permute_count(t, source, keys, vals, start, end, pl, 1);
 			break;
 		case 2:
-			permute_count(t, source, keys, vals, n, pl, 2);
+			permute_count(t, source, keys, vals, start, end, pl, 2);
 			break;
 		case 3:
-			permute_count(t, source, keys, vals, n, pl, 3);
+			permute_count(t, source, keys, vals, start, end, pl, 3);
 			break;
 		case 4:
-			permute_count(t, source, keys, vals, n, pl, 4);
+			permute_count(t, source, keys, vals, start, end, pl, 4);
 			break;
 		case 5:
-			permute_count(t, source, keys, vals, n, pl, 5);
+			permute_count(t, source, keys, vals, start, end, pl, 5);
 			break;
 		case 6:
-			permute_count(t, source, keys, vals, n, pl, 6);
+			permute_count(t, source, keys, vals, start, end, pl, 6);
 			break;
 		default:
-			for (size_t i = 0; i < n; i++)
+			for (size_t i = start; i < end; i++)
 			{
 				keys[i] = simhash_table_permute(t, source[i]);
 				if (vals)
@@ -210,11 +229,18 @@ radix_lsd(uint64_t *keys, uint32_t *vals, size_t n,
 			   *dstv = tmpvals;
 
 	radix_plan(&pl, lo, hi, n, counters);
-	if (source)
-		permute_count_any(t, source, keys, vals, n, &pl);
-	else
-		for (size_t i = 0; i < n; i++)
-			count_key(&pl, keys[i]);
+	/* the reads and passes go in slices of the check's size */
+	for (size_t s = 0; s < n; s += SIMHASH_SORT_CHECK_KEYS)
+	{
+		size_t		m = n - s < SIMHASH_SORT_CHECK_KEYS ? n - s : SIMHASH_SORT_CHECK_KEYS;
+
+		if (source)
+			permute_count_any(t, source, keys, vals, s, s + m, &pl);
+		else
+			for (size_t i = s; i < s + m; i++)
+				count_key(&pl, keys[i]);
+		sort_progress(m);
+	}
 
 	for (int p = 0; p < pl.npasses; p++)
 	{
@@ -232,10 +258,16 @@ radix_lsd(uint64_t *keys, uint32_t *vals, size_t n,
 			c[d] = sum;
 			sum += x;
 		}
-		if (vals)
-			radix_pass(src, dst, srcv, dstv, n, pl.shift[p], pl.dmask[p], c, true);
-		else
-			radix_pass(src, dst, NULL, NULL, n, pl.shift[p], pl.dmask[p], c, false);
+		for (size_t s = 0; s < n; s += SIMHASH_SORT_CHECK_KEYS)
+		{
+			size_t		m = n - s < SIMHASH_SORT_CHECK_KEYS ? n - s : SIMHASH_SORT_CHECK_KEYS;
+
+			if (vals)
+				radix_pass(src + s, dst, srcv + s, dstv, m, pl.shift[p], pl.dmask[p], c, true);
+			else
+				radix_pass(src + s, dst, NULL, NULL, m, pl.shift[p], pl.dmask[p], c, false);
+			sort_progress(m);
+		}
 		{
 			uint64_t   *tk = src;
 			uint32_t   *tv = srcv;
@@ -304,6 +336,7 @@ radix_sort_range(uint64_t *keys, uint32_t *vals, size_t n,
 		if (e - s > 1)
 			radix_sort_range(keys + s, vals ? vals + s : NULL, e - s,
 							 tmpkeys, tmpvals, lo, hi - coarse, NULL, NULL);
+		sort_progress(e - s);
 		s = e;
 	}
 }

@@ -25,11 +25,23 @@
  * generation) of a run the metapage lists is the page.  A lookup that
  * finds the copies reads only its leaves, which are read and checked, so
  * a run recycled under a reader is still found out there.
- * Direct-mapped by block; a root takes its slot, other inner pages only a
- * free one (a huge index cannot make the copies churn); at most
- * INNER_SLOTS pages (2 MB) per index.
+ * Set-associative by block: INNER_WAYS slots for each block number modulo
+ * INNER_SETS.  A tree's inner pages lie in consecutive blocks, so those of
+ * up to INNER_WAYS trees of up to INNER_SETS inner pages each (an index
+ * of about 4 x 10^8 rows at the defaults) all have slots.  A root takes
+ * a slot of its set (the last one when all are used), another inner page
+ * only a free one, and only while the backend keeps fewer than
+ * INNER_BUDGET copies over all indexes: a huge index cannot make the
+ * copies churn, nor many indexes make them grow without bound.
  */
-#define INNER_SLOTS 256
+#define INNER_SETS 1024
+#define INNER_WAYS 4
+
+/* copies of inner pages a backend keeps, over all indexes, before it keeps only roots (64 MB) */
+#define INNER_BUDGET 8192
+
+/* copies this backend keeps, over all indexes */
+static int	inner_kept = 0;
 
 /* the run headers' copies (only their trees and nentries are used) */
 #define HEADER_SLOTS 16
@@ -45,7 +57,8 @@ struct SimhashInnerCache
 {
 	uint64		next_generation;	/* the metapage's, as last read */
 	MemoryContext cxt;			/* where the copies live */
-	SimhashInnerCopy *slot[INNER_SLOTS];
+	int			nkept;			/* copies in slot[][] */
+	SimhashInnerCopy *slot[INNER_SETS][INNER_WAYS];
 	HeaderCopy	headers[HEADER_SLOTS];
 };
 
@@ -57,7 +70,8 @@ struct SimhashInnerCache
  * row while the index is open, as under a cursor).  Each entry has its own
  * memory context, deleted when the relcache entry's token changes (the
  * entry was invalidated) or the entry is evicted: at most CACHED_INDEXES
- * indexes' copies (least recently used goes), so at most 64 MB.  A search
+ * indexes' copies (least recently used goes), at most INNER_BUDGET pages
+ * but the roots over all of them.  A search
  * uses the copies only within one call, during which no invalidation is
  * processed.
  */
@@ -116,7 +130,10 @@ simhash_inner_cache(Relation index)
 		}
 		e = &cached[victim];
 		if (e->cache != NULL)
+		{
+			inner_kept -= e->cache->nkept;
 			MemoryContextDelete(e->cache->cxt);
+		}
 		e->relid = InvalidOid;
 		e->cache = NULL;
 		cxt = AllocSetContextCreate(CacheMemoryContext, "simhash inner pages",
@@ -157,12 +174,15 @@ simhash_inner_cache_seen(Relation index, uint64 next_generation)
 		return;
 	if (next_generation < cache->next_generation)
 	{
-		for (int i = 0; i < INNER_SLOTS; i++)
-		{
-			if (cache->slot[i])
-				pfree(cache->slot[i]);
-			cache->slot[i] = NULL;
-		}
+		for (int i = 0; i < INNER_SETS; i++)
+			for (int w = 0; w < INNER_WAYS; w++)
+			{
+				if (cache->slot[i][w])
+					pfree(cache->slot[i][w]);
+				cache->slot[i][w] = NULL;
+			}
+		inner_kept -= cache->nkept;
+		cache->nkept = 0;
 		for (int i = 0; i < HEADER_SLOTS; i++)
 		{
 			if (cache->headers[i].header)
@@ -205,29 +225,48 @@ simhash_run_header_cached(Relation index, const SimhashRunRef *run)
 const SimhashInnerCopy *
 simhash_inner_lookup(SimhashInnerCache *cache, BlockNumber blkno, uint64 generation)
 {
-	SimhashInnerCopy *c = cache->slot[blkno % INNER_SLOTS];
+	SimhashInnerCopy *const *set = cache->slot[blkno % INNER_SETS];
 
-	return (c && c->blkno == blkno && c->generation == generation) ? c : NULL;
+	for (int w = 0; w < INNER_WAYS; w++)
+	{
+		const SimhashInnerCopy *c = set[w];
+
+		if (c && c->blkno == blkno && c->generation == generation)
+			return c;
+	}
+	return NULL;
 }
 
 /*
  * Keep a copy of the inner page (locked, checked) in `buffer`: a root
- * always, another page if its slot is free.  Returns the copy or NULL.
+ * always, another page if a slot of its set is free and the backend's
+ * budget allows.  Returns the copy or NULL.
  */
 const SimhashInnerCopy *
 simhash_inner_keep(SimhashInnerCache *cache, Buffer buffer, uint64 generation, bool root)
 {
 	Page		page = BufferGetPage(buffer);
 	BlockNumber blkno = BufferGetBlockNumber(buffer);
-	SimhashInnerCopy **slot = &cache->slot[blkno % INNER_SLOTS];
+	SimhashInnerCopy **set = cache->slot[blkno % INNER_SETS];
+	SimhashInnerCopy **slot = &set[INNER_WAYS - 1];
 	int			n = SimhashPageItems(page);
 	SimhashInnerCopy *c;
 
-	if (*slot != NULL && !root)
+	for (int w = 0; w < INNER_WAYS; w++)
+		if (set[w] == NULL)
+		{
+			slot = &set[w];
+			break;
+		}
+	if (!root && (*slot != NULL || inner_kept >= INNER_BUDGET))
 		return NULL;
 	if (*slot != NULL)
+	{
 		pfree(*slot);
-	*slot = NULL;
+		*slot = NULL;
+		cache->nkept--;
+		inner_kept--;
+	}
 	c = MemoryContextAlloc(cache->cxt,
 						   offsetof(SimhashInnerCopy, items) + n * sizeof(SimhashInnerItem));
 	c->blkno = blkno;
@@ -235,6 +274,8 @@ simhash_inner_keep(SimhashInnerCache *cache, Buffer buffer, uint64 generation, b
 	c->n = n;
 	memcpy(c->items, SimhashPageInner(page), n * sizeof(SimhashInnerItem));
 	*slot = c;
+	cache->nkept++;
+	inner_kept++;
 	return c;
 }
 

@@ -6,6 +6,7 @@
  */
 #include "blocks.h"
 
+#include <setjmp.h>
 #include <stdio.h>
 
 #include "unit.h"
@@ -616,6 +617,62 @@ test_find_all(void)
 	}
 }
 
+/* the sorts' hook: called every SIMHASH_SORT_CHECK_KEYS keys; a jump out of it ends the sort */
+static size_t hook_calls;
+static size_t hook_jump_at;
+static jmp_buf hook_jump;
+
+static void
+count_hook(void)
+{
+	if (++hook_calls == hook_jump_at)
+		longjmp(hook_jump, 1);
+}
+
+static void
+test_sort_hook(void)
+{
+	size_t		n = 3 * SIMHASH_SORT_CHECK_KEYS + 12345;
+	uint64_t   *hashes = malloc(n * 8),
+			   *keys = malloc(n * 8),
+			   *tmp = malloc(n * 8);
+	uint32_t   *vals = malloc(n * 4),
+			   *tmpv = malloc(n * 4);
+	SimhashBlocks b;
+	SimhashTable t;
+	size_t		bad = 0;
+
+	for (size_t i = 0; i < n; i++)
+		hashes[i] = next();
+	CHECK(simhash_blocks_init(&b, 4, 3), "blocks 4, k 3");
+	simhash_table_init(&b, 1, &t);
+	simhash_sort_check_hook = count_hook;
+	hook_calls = 0;
+	hook_jump_at = 0;
+	simhash_table_sort(&t, hashes, n, keys, vals, tmp, tmpv);
+	for (size_t i = 1; i < n; i++)
+		bad += keys[i - 1] > keys[i] || keys[i] != simhash_table_permute(&t, hashes[vals[i]]);
+	CHECK(bad == 0, "sort with the hook: %zu wrong", bad);
+	/* the histogram read and at least one pass, each over all n keys */
+	CHECK(hook_calls >= 2 * (n / SIMHASH_SORT_CHECK_KEYS) - 1,
+		  "hook called %zu times for %zu keys", hook_calls, n);
+	/* an error thrown from the hook (a cancel) ends the sort */
+	hook_calls = 0;
+	hook_jump_at = 2;
+	if (setjmp(hook_jump) == 0)
+	{
+		simhash_table_sort(&t, hashes, n, keys, vals, tmp, tmpv);
+		CHECK(false, "the sort went on after its hook jumped");
+	}
+	CHECK(hook_calls == 2, "left at the second call (%zu)", hook_calls);
+	simhash_sort_check_hook = NULL;
+	free(hashes);
+	free(keys);
+	free(tmp);
+	free(vals);
+	free(tmpv);
+}
+
 int
 main(void)
 {
@@ -625,6 +682,7 @@ main(void)
 	test_tables();
 	test_radix();
 	test_table_sort();
+	test_sort_hook();
 	test_find_all();
 	return unit_report("test_pairs");
 }
