@@ -10,7 +10,10 @@
 # (one per transaction, the same values) into each, run by a single-user
 # backend (postgres --single) under callgrind.  Prints the instructions per
 # insert into each table (the whole backend: parse, plan, heap, WAL, the
-# index) and where the index's go.  Needs valgrind.  Callgrind counts a
+# index) and where the index's go, the WAL bytes per insert by record type
+# (pg_waldump --stats=record over the simhash run) and the functions of the
+# simhash run that cost most per insert (inclusive; the callgrind output is
+# kept with SIMHASH_KEEP=1).  Needs valgrind.  Callgrind counts a
 # `rep stos` memset byte by byte, so the generic WAL record's zeroing of a
 # page's hole weighs more here than in time.
 set -euo pipefail
@@ -34,6 +37,9 @@ CREATE TABLE tb (LIKE tn INCLUDING DEFAULTS);
 INSERT INTO tb SELECT * FROM tn;
 CREATE INDEX tb_h ON tb ((h::bigint));
 VACUUM FREEZE;
+-- keep the runs' WAL for pg_waldump
+ALTER SYSTEM SET wal_keep_size = '4GB';
+SELECT pg_reload_conf();
 -- warm up: the pending lanes and the runs are as after inserts
 INSERT INTO ts (h) SELECT simhash_hash('w' || g)::simhash64 FROM generate_series(1, :M) g;
 INSERT INTO tn (h) SELECT simhash_hash('w' || g)::simhash64 FROM generate_series(1, :M) g;
@@ -71,3 +77,12 @@ for f in ':simhash_insert ' ':simhash_pending_append ' ':GenericXLogFinish ' ':l
 	v=$(incl "$f")
 	awk -v v="${v:-0}" -v m="$M" -v f="${f//[: ]/}" 'BEGIN { printf "  %s: %.0f per insert\n", f, v / m }'
 done
+echo "  WAL of the simhash run by record type, bytes per insert (pg_waldump --stats=record):"
+as_cluster_user "$PGBIN/pg_waldump" -p "$SIMHASH_TMP/data/pg_wal" -s "$(lsn ts wal_before)" -e "$(lsn ts wal_after)" \
+	--stats=record 2>/dev/null |
+	awk -v m="$M" '$1 ~ /\// { gsub(/\([^)]*\)/, ""); if ($2 > 0) printf "    %-24s %5.2f records, %5.0f bytes (records %.0f, page images %.0f)\n", $1, $2 / m, $5 / m, $3 / m, $4 / m }' |
+	sort -k4 -n -r | head -8
+echo "  the simhash run's costliest functions (inclusive), instructions per insert:"
+callgrind_annotate --inclusive=yes "$SIMHASH_TMP/cg_ts.out" 2>/dev/null |
+	awk -v m="$M" '/:simhash_|:GenericXLog|:log_newpage|:XLogInsert|:LockBuffer|:LWLock|:ReadBuffer|:GetPageWithFreeSpace|:pg_qsort|:memcpy|:memset/ {
+		gsub(",", "", $1); if ($1 / m >= 200) printf "    %8.0f %s\n", $1 / m, $2 }' | head -30
