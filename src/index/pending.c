@@ -48,16 +48,15 @@ lock_tail(Relation index, const SimhashList *list, int flags)
 }
 
 /*
- * Entries per page of a pending lane, fewer than a page holds: every append
- * WAL-logs the tail page's used part (append_to_tail()), so the record
- * grows with the page: at 64 entries it is at most 1,064 bytes of image,
- * about 560 on average.  Smaller pages would make the records smaller but
- * cost a page added to the lane (the metapage's exclusive lock and a
- * generic WAL record of the metapage) more often, and scans read every
- * lane page.  Lane pages holding more entries are read as they are (any
+ * Entries per page of a pending lane, fewer than a page holds: the lanes'
+ * pages other than their tails count towards a flush (insert.c), so
+ * smaller pages keep the entries pending at a flush, which every scan
+ * reads, closer to its limit; larger ones add a page to a lane (the
+ * metapage's exclusive lock and a generic WAL record of the metapage) less
+ * often.  The first append to a tail after a checkpoint logs the image of
+ * its used part.  Lane pages holding more entries are read as they are (any
  * count up to a full page is valid); an append finds such a tail full and
- * links a new page.  The nulls list
- * fills pages.
+ * links a new page.  The nulls list fills pages.
  */
 #define SIMHASH_LANE_PAGE_ITEMS 64
 
@@ -72,23 +71,25 @@ has_room(Buffer buffer, bool lane)
 }
 
 /*
- * Append to the tail page (locked exclusively, with room), logging it alone
- * as a full-page image: a core XLOG_FPI record (log_newpage_buffer(), as
- * index builds use), which holds the page without its hole and whose redo
- * restores it, on a standby as after a crash.  A generic WAL record would be
- * smaller (a delta) but costs more CPU than the whole image:
- * GenericXLogFinish() compares the page's used part byte by byte, and
- * copies and zeroes the rest of the page.  The lane's short pages bound the
- * image.  See README.md, "Concurrent inserts".
+ * Append to the tail page (locked exclusively, with room), logging only
+ * what the append changes, the page header's pd_lower and the new entry,
+ * as a generic WAL record built directly (simhash_log_page_ranges(): 26
+ * bytes of delta).  GenericXLogFinish() would log the same delta but copy
+ * and compare the whole page first, and a full-page image of the page's
+ * used part grows with the page (at 64 entries about 560 bytes on average).
+ * See README.md, "Concurrent inserts".
  */
 static void
 append_to_tail(Relation index, Buffer tailbuf, uint64 hash, ItemPointer tid, uint16 flags)
 {
+	Page		page = BufferGetPage(tailbuf);
+	uint16		offsets[2] = {offsetof(PageHeaderData, pd_lower), ((PageHeader) page)->pd_lower};
+	uint16		lengths[2] = {sizeof(LocationIndex), sizeof(SimhashEntry)};
+
 	START_CRIT_SECTION();
-	put_entry(BufferGetPage(tailbuf), hash, tid, flags);
+	put_entry(page, hash, tid, flags);
 	MarkBufferDirty(tailbuf);
-	if (RelationNeedsWAL(index))
-		log_newpage_buffer(tailbuf, true);
+	simhash_log_page_ranges(index, tailbuf, offsets, lengths, 2);
 	END_CRIT_SECTION();
 }
 
