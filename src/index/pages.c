@@ -86,6 +86,7 @@ simhash_log_page_ranges(Relation index, Buffer buffer, const uint16 *offsets,
 	char		delta[SIMHASH_MAX_LOGGED_RANGES * (2 * sizeof(OffsetNumber) + sizeof(SimhashEntry))];
 	const char *page = (const char *) BufferGetPage(buffer);
 	Size		len = 0;
+	XLogRecPtr	lsn;
 
 	Assert(CritSectionCount > 0);
 	Assert(n <= SIMHASH_MAX_LOGGED_RANGES);
@@ -107,7 +108,9 @@ simhash_log_page_ranges(Relation index, Buffer buffer, const uint16 *offsets,
 	XLogBeginInsert();
 	XLogRegisterBuffer(0, buffer, REGBUF_STANDARD);
 	XLogRegisterBufData(0, delta, len);
-	PageSetLSN(BufferGetPage(buffer), XLogInsert(RM_GENERIC_ID, 0));
+	/* not inside PageSetLSN(), a macro up to 15 that evaluates it twice */
+	lsn = XLogInsert(RM_GENERIC_ID, 0);
+	PageSetLSN(BufferGetPage(buffer), lsn);
 }
 
 /*
