@@ -8,6 +8,7 @@
 
 #include "access/xloginsert.h"
 #include "miscadmin.h"
+#include "storage/indexfsm.h"
 #include "storage/proc.h"
 #include "utils/rel.h"
 
@@ -94,16 +95,35 @@ append_to_tail(Relation index, Buffer tailbuf, uint64 hash, ItemPointer tid, uin
 }
 
 /*
+ * Return a free page taken by simhash_new_buffer() (locked, unchanged) and
+ * not used, if any, to the free space map.
+ */
+static void
+give_back(Relation index, Buffer spare)
+{
+	BlockNumber blkno;
+
+	if (!BufferIsValid(spare))
+		return;
+	blkno = BufferGetBlockNumber(spare);
+	UnlockReleaseBuffer(spare);
+	RecordFreeIndexPage(index, blkno);
+}
+
+/*
  * Append an entry to list `which` of the metapage, whose buffer the caller
  * holds locked exclusively: to its tail page if it has room, else to a new
- * page linked to it (or a new list).  With exact_count (the nulls list) the
+ * page (spare, a page of simhash_new_buffer() taken beforehand, or
+ * InvalidBuffer: one taken now) linked to it (or a new list); an unused
+ * spare goes back to the free space map.  With exact_count (the nulls list) the
  * list's nentries counts every entry; otherwise (a pending lane) only those
  * before the tail page, so that the metapage is written only when a page
  * is added.  Returns the list's nentries afterwards.
  */
 static uint64
 append_meta_locked(Relation index, Buffer metabuf, SimhashList *(*which) (SimhashMetaPageData *, int),
-				   int lane, uint64 hash, ItemPointer tid, uint16 flags, bool exact_count)
+				   int lane, uint64 hash, ItemPointer tid, uint16 flags, bool exact_count,
+				   Buffer spare)
 {
 	SimhashList *list = which(SimhashPageGetMeta(BufferGetPage(metabuf)), lane);
 	Buffer		tailbuf = InvalidBuffer;
@@ -122,13 +142,16 @@ append_meta_locked(Relation index, Buffer metabuf, SimhashList *(*which) (Simhas
 			/* another backend linked a page since we looked */
 			append_to_tail(index, tailbuf, hash, tid, flags);
 			UnlockReleaseBuffer(tailbuf);
+			give_back(index, spare);
 			return list->nentries;
 		}
 		if (!has_room(tailbuf, !exact_count))
-			newbuf = simhash_new_buffer(index);
+			newbuf = BufferIsValid(spare) ? spare : simhash_new_buffer(index);
+		else
+			give_back(index, spare);
 	}
 	else
-		newbuf = simhash_new_buffer(index);
+		newbuf = BufferIsValid(spare) ? spare : simhash_new_buffer(index);
 
 	state = GenericXLogStart(index);
 	meta = SimhashPageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
@@ -213,6 +236,7 @@ simhash_pending_append(Relation index, uint64 hash, ItemPointer tid)
 	int			nlanes = lanes_of(meta);
 	int			own = SimhashMyProcNumber() % nlanes;
 	uint64		full = 0;
+	Buffer		spare;
 
 	/* i = 0: our lane; 1 .. nlanes - 1: the others; nlanes: ours, waiting */
 	for (int i = 0; i <= nlanes; i++)
@@ -242,10 +266,17 @@ simhash_pending_append(Relation index, uint64 hash, ItemPointer tid)
 			break;				/* add a page to our lane */
 	}
 
-	/* our lane is empty or full: add a page, under the exclusive lock */
+	/*
+	 * Our lane is empty or full: add a page, under the exclusive lock.  The
+	 * page is taken first: finding a free page or extending the file can
+	 * wait (for the extension lock, for I/O), and every other insert waits
+	 * for the metapage meanwhile.  No backend that holds the metapage's lock
+	 * waits for a page not yet linked into the index.
+	 */
 	LockBuffer(metabuf, BUFFER_LOCK_UNLOCK);
+	spare = simhash_new_buffer(index);
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
-	(void) append_meta_locked(index, metabuf, pending_lane, own, hash, tid, 0, false);
+	(void) append_meta_locked(index, metabuf, pending_lane, own, hash, tid, 0, false, spare);
 	meta = SimhashPageGetMeta(BufferGetPage(metabuf));
 	for (int i = 0; i < lanes_of(meta); i++)
 		full += meta->pending[i].nentries;
@@ -263,7 +294,7 @@ simhash_nulls_append(Relation index, ItemPointer tid)
 	Buffer		metabuf = simhash_lock_meta(index, BUFFER_LOCK_EXCLUSIVE);
 
 	(void) append_meta_locked(index, metabuf, nulls_list, 0, 0, tid,
-							  SIMHASH_ENTRY_NULL, true);
+							  SIMHASH_ENTRY_NULL, true, InvalidBuffer);
 	UnlockReleaseBuffer(metabuf);
 }
 
