@@ -1,9 +1,9 @@
--- Appends to the pending lanes are WAL-logged as images
+-- Appends to the pending lanes are WAL-logged as deltas
 -- of the lane's tail page (pending.c); on tables that write no WAL
 -- (unlogged, temporary) they are not logged at all.  Each kind of table
 -- takes 1,000 single-row appends (more than a lane page holds, fewer than
 -- a flush) and answers as a sequential pass does; the index checks clean.
--- (Crash recovery and replicas of the appends: test/t/002, 003 and 031.)
+-- (Crash recovery and replicas of the appends: test/t/002, 003, 031 and 044.)
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS simhash;
 RESET client_min_messages;

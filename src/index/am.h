@@ -172,6 +172,10 @@ extern void simhash_check_declared_radius(Relation index);
 /* ---- pages.c: page initialisation, the page-access helper, metapage ---- */
 extern void simhash_init_page(Page page, uint16 kind, uint64 generation);
 extern void simhash_write_page_image(Relation index, Buffer buffer, Page image);
+/* ranges simhash_log_page_ranges() logs at most, each at most an entry long */
+#define SIMHASH_MAX_LOGGED_RANGES 2
+extern void simhash_log_page_ranges(Relation index, Buffer buffer, const uint16 *offsets,
+									const uint16 *lengths, int n);
 extern Buffer simhash_new_buffer(Relation index);
 extern Buffer simhash_lock_block(Relation index, BlockNumber blkno, int mode,
 								 BufferAccessStrategy strategy);

@@ -9,6 +9,7 @@
  */
 #include "postgres.h"
 
+#include "access/rmgr.h"
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "access/xloginsert.h"
@@ -61,6 +62,55 @@ simhash_write_page_image(Relation index, Buffer buffer, Page image)
 	if (RelationNeedsWAL(index))
 		log_newpage_buffer(buffer, true);
 	END_CRIT_SECTION();
+}
+
+/*
+ * WAL-log ranges of the page of buffer (locked exclusively, changed and
+ * marked dirty by the caller, in a critical section) that changed: n
+ * ranges of offsets[i], lengths[i] bytes, ascending and apart, outside the
+ * page's hole.  The record is a generic WAL record (RM_GENERIC_ID) built
+ * directly in the format generic_xlog.c writes and generic_redo() applies:
+ * the block's data is fragments of (offset, length: OffsetNumber each,
+ * then the bytes); redo zeroes the hole between pd_lower and pd_upper,
+ * which a page of entries appended at pd_lower keeps zero too.  The same
+ * record as GenericXLogFinish() would write for the change, without its
+ * copies of the whole page before and after and their comparison, which
+ * cost more than the rest of an append: a few dozen bytes where a
+ * full-page image of the page's used part is up to a page.  After a
+ * checkpoint, XLogInsert() logs the page's image instead (full_page_writes).
+ */
+void
+simhash_log_page_ranges(Relation index, Buffer buffer, const uint16 *offsets,
+						const uint16 *lengths, int n)
+{
+	char		delta[SIMHASH_MAX_LOGGED_RANGES * (2 * sizeof(OffsetNumber) + sizeof(SimhashEntry))];
+	const char *page = (const char *) BufferGetPage(buffer);
+	Size		len = 0;
+	XLogRecPtr	lsn;
+
+	Assert(CritSectionCount > 0);
+	Assert(n <= SIMHASH_MAX_LOGGED_RANGES);
+	if (!RelationNeedsWAL(index))
+		return;
+	for (int i = 0; i < n; i++)
+	{
+		OffsetNumber offset = offsets[i];
+		OffsetNumber length = lengths[i];
+
+		Assert(length <= sizeof(SimhashEntry));
+		memcpy(delta + len, &offset, sizeof(offset));
+		len += sizeof(offset);
+		memcpy(delta + len, &length, sizeof(length));
+		len += sizeof(length);
+		memcpy(delta + len, page + offset, length);
+		len += length;
+	}
+	XLogBeginInsert();
+	XLogRegisterBuffer(0, buffer, REGBUF_STANDARD);
+	XLogRegisterBufData(0, delta, len);
+	/* not inside PageSetLSN(), a macro up to 15 that evaluates it twice */
+	lsn = XLogInsert(RM_GENERIC_ID, 0);
+	PageSetLSN(BufferGetPage(buffer), lsn);
 }
 
 /*

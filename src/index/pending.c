@@ -8,6 +8,7 @@
 
 #include "access/xloginsert.h"
 #include "miscadmin.h"
+#include "storage/indexfsm.h"
 #include "storage/proc.h"
 #include "utils/rel.h"
 
@@ -48,16 +49,15 @@ lock_tail(Relation index, const SimhashList *list, int flags)
 }
 
 /*
- * Entries per page of a pending lane, fewer than a page holds: every append
- * WAL-logs the tail page's used part (append_to_tail()), so the record
- * grows with the page: at 64 entries it is at most 1,064 bytes of image,
- * about 560 on average.  Smaller pages would make the records smaller but
- * cost a page added to the lane (the metapage's exclusive lock and a
- * generic WAL record of the metapage) more often, and scans read every
- * lane page.  Lane pages holding more entries are read as they are (any
+ * Entries per page of a pending lane, fewer than a page holds: the lanes'
+ * pages other than their tails count towards a flush (insert.c), so
+ * smaller pages keep the entries pending at a flush, which every scan
+ * reads, closer to its limit; larger ones add a page to a lane (the
+ * metapage's exclusive lock and a generic WAL record of the metapage) less
+ * often.  The first append to a tail after a checkpoint logs the image of
+ * its used part.  Lane pages holding more entries are read as they are (any
  * count up to a full page is valid); an append finds such a tail full and
- * links a new page.  The nulls list
- * fills pages.
+ * links a new page.  The nulls list fills pages.
  */
 #define SIMHASH_LANE_PAGE_ITEMS 64
 
@@ -72,37 +72,58 @@ has_room(Buffer buffer, bool lane)
 }
 
 /*
- * Append to the tail page (locked exclusively, with room), logging it alone
- * as a full-page image: a core XLOG_FPI record (log_newpage_buffer(), as
- * index builds use), which holds the page without its hole and whose redo
- * restores it, on a standby as after a crash.  A generic WAL record would be
- * smaller (a delta) but costs more CPU than the whole image:
- * GenericXLogFinish() compares the page's used part byte by byte, and
- * copies and zeroes the rest of the page.  The lane's short pages bound the
- * image.  See README.md, "Concurrent inserts".
+ * Append to the tail page (locked exclusively, with room), logging only
+ * what the append changes, the page header's pd_lower and the new entry,
+ * as a generic WAL record built directly (simhash_log_page_ranges(): 26
+ * bytes of delta).  GenericXLogFinish() would log the same delta but copy
+ * and compare the whole page first, and a full-page image of the page's
+ * used part grows with the page (at 64 entries about 560 bytes on average).
+ * See README.md, "Concurrent inserts".
  */
 static void
 append_to_tail(Relation index, Buffer tailbuf, uint64 hash, ItemPointer tid, uint16 flags)
 {
+	Page		page = BufferGetPage(tailbuf);
+	uint16		offsets[2] = {offsetof(PageHeaderData, pd_lower), ((PageHeader) page)->pd_lower};
+	uint16		lengths[2] = {sizeof(LocationIndex), sizeof(SimhashEntry)};
+
 	START_CRIT_SECTION();
-	put_entry(BufferGetPage(tailbuf), hash, tid, flags);
+	put_entry(page, hash, tid, flags);
 	MarkBufferDirty(tailbuf);
-	if (RelationNeedsWAL(index))
-		log_newpage_buffer(tailbuf, true);
+	simhash_log_page_ranges(index, tailbuf, offsets, lengths, 2);
 	END_CRIT_SECTION();
+}
+
+/*
+ * Return a free page taken by simhash_new_buffer() (locked, unchanged) and
+ * not used, if any, to the free space map.
+ */
+static void
+give_back(Relation index, Buffer spare)
+{
+	BlockNumber blkno;
+
+	if (!BufferIsValid(spare))
+		return;
+	blkno = BufferGetBlockNumber(spare);
+	UnlockReleaseBuffer(spare);
+	RecordFreeIndexPage(index, blkno);
 }
 
 /*
  * Append an entry to list `which` of the metapage, whose buffer the caller
  * holds locked exclusively: to its tail page if it has room, else to a new
- * page linked to it (or a new list).  With exact_count (the nulls list) the
+ * page (spare, a page of simhash_new_buffer() taken beforehand, or
+ * InvalidBuffer: one taken now) linked to it (or a new list); an unused
+ * spare goes back to the free space map.  With exact_count (the nulls list) the
  * list's nentries counts every entry; otherwise (a pending lane) only those
  * before the tail page, so that the metapage is written only when a page
  * is added.  Returns the list's nentries afterwards.
  */
 static uint64
 append_meta_locked(Relation index, Buffer metabuf, SimhashList *(*which) (SimhashMetaPageData *, int),
-				   int lane, uint64 hash, ItemPointer tid, uint16 flags, bool exact_count)
+				   int lane, uint64 hash, ItemPointer tid, uint16 flags, bool exact_count,
+				   Buffer spare)
 {
 	SimhashList *list = which(SimhashPageGetMeta(BufferGetPage(metabuf)), lane);
 	Buffer		tailbuf = InvalidBuffer;
@@ -121,13 +142,16 @@ append_meta_locked(Relation index, Buffer metabuf, SimhashList *(*which) (Simhas
 			/* another backend linked a page since we looked */
 			append_to_tail(index, tailbuf, hash, tid, flags);
 			UnlockReleaseBuffer(tailbuf);
+			give_back(index, spare);
 			return list->nentries;
 		}
 		if (!has_room(tailbuf, !exact_count))
-			newbuf = simhash_new_buffer(index);
+			newbuf = BufferIsValid(spare) ? spare : simhash_new_buffer(index);
+		else
+			give_back(index, spare);
 	}
 	else
-		newbuf = simhash_new_buffer(index);
+		newbuf = BufferIsValid(spare) ? spare : simhash_new_buffer(index);
 
 	state = GenericXLogStart(index);
 	meta = SimhashPageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
@@ -212,6 +236,7 @@ simhash_pending_append(Relation index, uint64 hash, ItemPointer tid)
 	int			nlanes = lanes_of(meta);
 	int			own = SimhashMyProcNumber() % nlanes;
 	uint64		full = 0;
+	Buffer		spare;
 
 	/* i = 0: our lane; 1 .. nlanes - 1: the others; nlanes: ours, waiting */
 	for (int i = 0; i <= nlanes; i++)
@@ -241,10 +266,17 @@ simhash_pending_append(Relation index, uint64 hash, ItemPointer tid)
 			break;				/* add a page to our lane */
 	}
 
-	/* our lane is empty or full: add a page, under the exclusive lock */
+	/*
+	 * Our lane is empty or full: add a page, under the exclusive lock.  The
+	 * page is taken first: finding a free page or extending the file can
+	 * wait (for the extension lock, for I/O), and every other insert waits
+	 * for the metapage meanwhile.  No backend that holds the metapage's lock
+	 * waits for a page not yet linked into the index.
+	 */
 	LockBuffer(metabuf, BUFFER_LOCK_UNLOCK);
+	spare = simhash_new_buffer(index);
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
-	(void) append_meta_locked(index, metabuf, pending_lane, own, hash, tid, 0, false);
+	(void) append_meta_locked(index, metabuf, pending_lane, own, hash, tid, 0, false, spare);
 	meta = SimhashPageGetMeta(BufferGetPage(metabuf));
 	for (int i = 0; i < lanes_of(meta); i++)
 		full += meta->pending[i].nentries;
@@ -262,7 +294,7 @@ simhash_nulls_append(Relation index, ItemPointer tid)
 	Buffer		metabuf = simhash_lock_meta(index, BUFFER_LOCK_EXCLUSIVE);
 
 	(void) append_meta_locked(index, metabuf, nulls_list, 0, 0, tid,
-							  SIMHASH_ENTRY_NULL, true);
+							  SIMHASH_ENTRY_NULL, true, InvalidBuffer);
 	UnlockReleaseBuffer(metabuf);
 }
 
