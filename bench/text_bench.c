@@ -3,7 +3,11 @@
  * tf counting, weighted vote) outside the server, on documents read from a file (one per line
  * group, split at 4 KB), for simhash(text) (version 1) and simhash_v2 (CJK
  * flags and weights), interleaved in one run; prints both and their ratio.
- * Usage: text_bench FILE [window]
+ * As in the server, one counting table serves every document (emptied
+ * between them), and time is the process's CPU time.
+ * Usage: text_bench FILE [window] [--print]
+ * --print: no timing; each document's simhash and simhash_v2 in hex, one
+ * line per document (bench/text_equiv.sh compares two builds with it).
  */
 #define _POSIX_C_SOURCE 199309L
 #include "tfweight.h"
@@ -26,7 +30,7 @@ now(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
@@ -43,8 +47,38 @@ main(int argc, char **argv)
 	uint64_t	batch[1024],
 				acc = 0;
 	double		best[2] = {1e30, 1e30};
+	SimhashFeatureCounts c;
 
 	len = fread(data, 1, cap, f);
+	if (argc > 3 && strcmp(argv[3], "--print") == 0)
+	{
+		SimhashFeatureCounts pc;
+
+		simhash_counts_init(&pc, 512, zalloc, free);
+		for (size_t off = 0; off < len; off += 4096)
+		{
+			size_t		n = len - off < 4096 ? len - off : 4096;
+			SimhashShingler s;
+			bool		cjk[1024];
+			size_t		k;
+			uint64_t	v1,
+						v2;
+
+			simhash_shingler_init(&s, data + off, n, buf, window, ring);
+			while ((k = simhash_shingler_next(&s, batch, NULL, 1024)) > 0)
+				simhash_counts_add(&pc, batch, k);
+			v1 = simhash_counts_fingerprint(&pc);
+			simhash_counts_reset(&pc);
+			simhash_shingler_init(&s, data + off, n, buf, window, ring);
+			while ((k = simhash_shingler_next_cjk(&s, batch, NULL, cjk, 1024)) > 0)
+				simhash_counts_add_cjk(&pc, batch, cjk, k);
+			v2 = simhash_counts_fingerprint_v2(&pc);
+			simhash_counts_reset(&pc);
+			printf("%016llx %016llx\n", (unsigned long long) v1, (unsigned long long) v2);
+		}
+		return 0;
+	}
+	simhash_counts_init(&c, 512, zalloc, free);
 	for (int rep = 0; rep < 10; rep++)
 	{
 		for (int v2 = 0; v2 < 2; v2++)
@@ -55,12 +89,10 @@ main(int argc, char **argv)
 			{
 				size_t		n = len - off < 4096 ? len - off : 4096;
 				SimhashShingler s;
-				SimhashFeatureCounts c;
 				bool		cjk[1024];
 				size_t		k;
 
 				simhash_shingler_init(&s, data + off, n, buf, window, ring);
-				simhash_counts_init(&c, n / 8, zalloc, free);
 				if (v2)
 				{
 					while ((k = simhash_shingler_next_cjk(&s, batch, NULL, cjk, 1024)) > 0)
@@ -73,7 +105,7 @@ main(int argc, char **argv)
 						simhash_counts_add(&c, batch, k);
 					acc += simhash_counts_fingerprint(&c);
 				}
-				simhash_counts_free(&c);
+				simhash_counts_reset(&c);
 			}
 			t0 = now() - t0;
 			if (t0 < best[v2])

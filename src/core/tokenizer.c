@@ -7,6 +7,9 @@
 #include "unicode_table.h"
 
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -143,6 +146,33 @@ swar_ascii_word(uint64_t x)
 	return swar_between(x, 'a', 'z') | swar_upper(x) | swar_between(x, '0', '9');
 }
 
+#ifdef __SSE2__
+/*
+ * Sixteen bytes at p at once: *word gets a bit per ASCII letter or digit,
+ * *high a bit per byte >= 0x80, and lower[0..15] the bytes with 'A'..'Z'
+ * case-folded (lower[16..31] zero).
+ */
+static inline __attribute__((always_inline)) void
+classify16(const unsigned char *p, unsigned *word, unsigned *high,
+		   unsigned char lower[32])
+{
+	__m128i		x = _mm_loadu_si128((const __m128i *) p);
+	/* signed compares: bytes >= 0x80 are negative and match no range */
+	__m128i		digit = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
+									  _mm_cmplt_epi8(x, _mm_set1_epi8('9' + 1)));
+	__m128i		upper = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('A' - 1)),
+									  _mm_cmplt_epi8(x, _mm_set1_epi8('Z' + 1)));
+	__m128i		small = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('a' - 1)),
+									  _mm_cmplt_epi8(x, _mm_set1_epi8('z' + 1)));
+
+	*word = (unsigned) _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(digit, upper), small));
+	*high = (unsigned) _mm_movemask_epi8(x);
+	_mm_storeu_si128((__m128i *) lower,
+					 _mm_or_si128(x, _mm_and_si128(upper, _mm_set1_epi8(0x20))));
+	_mm_storeu_si128((__m128i *) (lower + 16), _mm_setzero_si128());
+}
+#endif
+
 /* code point c as UTF-8 into out; its length */
 static inline size_t
 encode(uint32_t c, char *out)
@@ -184,6 +214,7 @@ simhash_tokenizer_init(SimhashTokenizer *t, const char *in, size_t inlen,
 	t->out = out;
 	t->outlen = 0;
 	t->single = false;
+	t->ahead_pos = SIZE_MAX;
 }
 
 /* Read the character at the cursor: its class and folded code point. */
@@ -206,10 +237,24 @@ peek(const SimhashTokenizer *t, uint32_t *cp, int *cls)
 }
 
 /*
+ * Keep the character that ended a token (read at pos), which the next call
+ * starts with.  The chunk end (inlen) only moves once pos has reached it,
+ * so a character read before pos stays valid.
+ */
+static inline void
+remember_ahead(SimhashTokenizer *t, size_t pos, uint32_t c, int cls, size_t n)
+{
+	t->ahead_pos = pos;
+	t->ahead_cp = c;
+	t->ahead_cls = cls;
+	t->ahead_len = n;
+}
+
+/*
  * the next token: normalised into t->out, its start and length; false at the
  * end
  */
-static inline bool
+static inline __attribute__((always_inline)) bool
 tokenizer_next(SimhashTokenizer *t, size_t *start, size_t *len)
 {
 	/* cursor state in locals: stores through char * would force reloads */
@@ -231,6 +276,49 @@ tokenizer_next(SimhashTokenizer *t, size_t *start, size_t *len)
 			t->pos = pos;
 			return false;
 		}
+#ifdef __SSE2__
+
+		/*
+		 * Sixteen bytes at a time: past ASCII separators, and a whole ASCII
+		 * word that an ASCII separator ends within them.  Anything else
+		 * (non-ASCII bytes, a word running on) takes the paths below.
+		 */
+		if (pos + 16 <= inlen && in[pos] < 0x80)
+		{
+			unsigned	word,
+						high,
+						stop,
+						s,
+						e,
+						rest;
+			unsigned char lower[32];
+
+			classify16(in + pos, &word, &high, lower);
+			stop = word | high;
+			if (stop == 0)
+			{
+				pos += 16;
+				continue;
+			}
+			s = (unsigned) __builtin_ctz(stop);
+			rest = ~word & 0xFFFF & ~((1u << s) - 1);
+			if ((high >> s & 1) == 0 && rest != 0 &&
+				(high >> (e = (unsigned) __builtin_ctz(rest)) & 1) == 0)
+			{
+				/* out has room for 16-byte stores past the token */
+				if (outlen > 0)
+					out[outlen++] = ' ';
+				memcpy(out + outlen, lower + s, 16);
+				t->pos = pos + e;
+				t->outlen = outlen + (e - s);
+				t->single = false;
+				*start = outlen;
+				*len = e - s;
+				return true;
+			}
+			pos += s;
+		}
+#endif
 		/* ASCII: the common case */
 		if (in[pos] < 0x80)
 		{
@@ -241,8 +329,18 @@ tokenizer_next(SimhashTokenizer *t, size_t *start, size_t *len)
 			}
 			break;
 		}
-		t->pos = pos;
-		n = peek(t, &c, &cls);
+		if (pos == t->ahead_pos)
+		{
+			/* read by the previous call, where its token ended */
+			c = t->ahead_cp;
+			cls = t->ahead_cls;
+			n = t->ahead_len;
+		}
+		else
+		{
+			t->pos = pos;
+			n = peek(t, &c, &cls);
+		}
 		if (cls == UC_WORD || cls == UC_SINGLE)
 			break;
 		pos += n;
@@ -270,7 +368,10 @@ tokenizer_next(SimhashTokenizer *t, size_t *start, size_t *len)
 			t->pos = pos;
 			n = peek(t, &c, &cls);
 			if (cls != UC_MARK)
+			{
+				remember_ahead(t, pos, c, cls, n);
 				break;
+			}
 			outlen += encode(c, out + outlen);
 			pos += n;
 		}
@@ -323,7 +424,10 @@ tokenizer_next(SimhashTokenizer *t, size_t *start, size_t *len)
 			t->pos = pos;
 			n = peek(t, &c, &cls);
 			if (cls == UC_SEP || cls == UC_SINGLE)
+			{
+				remember_ahead(t, pos, c, cls, n);
 				break;
+			}
 			outlen += encode(c, out + outlen);
 			pos += n;
 		}

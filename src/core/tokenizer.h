@@ -34,13 +34,18 @@ typedef struct SimhashTokenizer
 	size_t		outlen;			/* bytes written to out */
 	bool		single;			/* the last token is a letter of a script
 								 * written without spaces (a "CJK" token) */
+	/* the non-ASCII character that ended the last token, already read */
+	size_t		ahead_pos;		/* its offset in; SIZE_MAX: none */
+	uint32_t	ahead_cp;		/* as peek() returns it: folded, class */
+	int			ahead_cls;
+	size_t		ahead_len;
 } SimhashTokenizer;
 
 /* Output buffer size needed for an input of inlen bytes. */
 static inline size_t
 simhash_tokenizer_bufsize(size_t inlen)
 {
-	return 2 * inlen + 16;		/* 8-byte stores may pass the end */
+	return 2 * inlen + 32;		/* 16-byte stores may pass the end */
 }
 
 extern void simhash_tokenizer_init(SimhashTokenizer *t, const char *in,

@@ -3,6 +3,7 @@
  * (src/core/tokenizer.c), outside the server.  Prints "N passed, N failed".
  */
 #include "tokenizer.h"
+#include "unicode_table.h"
 
 #include <stdio.h>
 
@@ -47,6 +48,197 @@ expect(const char *in, const char *want)
 		printf("FAIL tokens(\"%s\"): got \"%s\", want \"%s\"\n", in, got, want);
 	}
 	free(got);
+}
+
+/*
+ * The tokenizer's rules (tokenizer.h) written the obvious way, one code
+ * point at a time with table searches: the reference that the tokenizer's
+ * fast paths (sixteen or eight bytes at a time, the character read ahead)
+ * must match byte for byte.
+ */
+static int
+ref_class(uint32_t c)
+{
+	size_t		lo = 0,
+				hi = UNICODE_RANGES_COUNT;
+
+	if (c < 128)
+		return ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+				(c >= 'A' && c <= 'Z')) ? UC_WORD : UC_SEP;
+	while (lo < hi)
+	{
+		size_t		mid = (lo + hi) / 2;
+
+		if (c < unicode_ranges[mid].first)
+			hi = mid;
+		else if (c > unicode_ranges[mid].last)
+			lo = mid + 1;
+		else
+			return unicode_ranges[mid].cls;
+	}
+	return UC_SEP;
+}
+
+static uint32_t
+ref_fold(uint32_t c)
+{
+	if (c < 128)
+		return (c >= 'A' && c <= 'Z') ? c + 32 : c;
+	for (size_t i = 0; i < UNICODE_FOLDS_COUNT; i++)
+		if (unicode_folds[i].from == c)
+			return unicode_folds[i].to;
+	return c;
+}
+
+static size_t
+ref_encode(uint32_t c, char *out)
+{
+	if (c < 0x80)
+		return out[0] = (char) c, 1;
+	if (c < 0x800)
+		return out[0] = (char) (0xC0 | (c >> 6)), out[1] = (char) (0x80 | (c & 0x3F)), 2;
+	if (c < 0x10000)
+		return out[0] = (char) (0xE0 | (c >> 12)), out[1] = (char) (0x80 | ((c >> 6) & 0x3F)),
+			out[2] = (char) (0x80 | (c & 0x3F)), 3;
+	out[0] = (char) (0xF0 | (c >> 18));
+	out[1] = (char) (0x80 | ((c >> 12) & 0x3F));
+	out[2] = (char) (0x80 | ((c >> 6) & 0x3F));
+	out[3] = (char) (0x80 | (c & 0x3F));
+	return 4;
+}
+
+/*
+ * The normalised text of in (tokens joined by one space) into out; per
+ * token its end offset in the input and its "single" flag.  Returns the
+ * number of tokens.
+ */
+static size_t
+ref_tokens(const unsigned char *in, size_t len, char *out, size_t *outlen,
+		   size_t *ends, bool *single)
+{
+	size_t		pos = 0,
+				o = 0,
+				ntok = 0;
+	int			cur = UC_SEP;	/* the token being built: UC_WORD, UC_SINGLE or none */
+
+	while (pos < len)
+	{
+		uint32_t	c;
+		size_t		n = simhash_utf8_decode(in + pos, len - pos, &c);
+		int			cls;
+
+		if (c == UINT32_MAX)
+			cls = UC_SEP;
+		else
+		{
+			if (c >= 0xFF01 && c <= 0xFF5E)
+				c -= 0xFEE0;
+			cls = ref_class(c);
+		}
+		if (cur != UC_SEP && (cls == UC_MARK || (cur == UC_WORD && cls == UC_WORD)))
+			o += ref_encode(ref_fold(c), out + o);	/* extends the token */
+		else
+		{
+			if (cur != UC_SEP)
+				ends[ntok - 1] = pos;
+			cur = UC_SEP;
+			if (cls == UC_WORD || cls == UC_SINGLE)
+			{
+				if (o > 0)
+					out[o++] = ' ';
+				o += ref_encode(ref_fold(c), out + o);
+				cur = cls;
+				single[ntok++] = (cls == UC_SINGLE);
+			}
+		}
+		pos += n;
+	}
+	if (cur != UC_SEP)
+		ends[ntok - 1] = pos;
+	*outlen = o;
+	return ntok;
+}
+
+/* random text from pieces that exercise every path, and random bytes */
+static size_t
+random_text(char *in, size_t cap)
+{
+	static const char *pieces[] = {
+		"a", "Z", "word", "Mixed", "UPPERCASE", "0123456789",
+		"averyveryverylongwordindeed", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcd",
+		" ", "  ", ", ", ".\n", "                ", "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t",
+		"-", "_", "'", "é", "É", "Ⱥ", "ǅ", "ß", "Σ", "中", "文", "ひ", "カ", "한",
+		"ก", "ิ", "\xcc\x81", "Ａ", "ｚ", "１", "　", "\xe2\x84\xaa", "\xf0\xa0\x80\x80",
+		"\xf0\x9f\x98\x80", "\xff", "\xc0\xaf", "\xed\xa0\x80", "\xe4\xb8", "\x80",
+		"\xef\xbc", "Ⅻ", "①", "²",
+	};
+	size_t		npieces = sizeof(pieces) / sizeof(pieces[0]);
+	size_t		len = next() % cap;
+	size_t		k = 0;
+
+	if (next() % 8 == 0)
+	{
+		for (k = 0; k < len; k++)
+			in[k] = (char) next();
+		return len;
+	}
+	while (k < len)
+	{
+		const char *p = pieces[next() % npieces];
+		size_t		pl = strlen(p);
+
+		if (k + pl > len)
+			break;
+		memcpy(in + k, p, pl);
+		k += pl;
+	}
+	return k;
+}
+
+/* the tokenizer against ref_tokens, token by token */
+static void
+test_reference(void)
+{
+	enum
+	{
+	CAP = 512};
+	char		in[CAP];
+	int			bad = 0;
+
+	for (int round = 0; round < 200000 && bad < 5; round++)
+	{
+		size_t		len = random_text(in, CAP);
+		char	   *buf = malloc(simhash_tokenizer_bufsize(len));
+		char	   *want = malloc(simhash_tokenizer_bufsize(len));
+		size_t		ends[CAP],
+					wantlen,
+					start,
+					n,
+					k = 0;
+		bool		single[CAP];
+		size_t		ntok = ref_tokens((const unsigned char *) in, len, want, &wantlen, ends, single);
+		SimhashTokenizer t;
+		bool		ok = true;
+
+		simhash_tokenizer_init(&t, in, len, buf);
+		while (ok && simhash_tokenizer_next(&t, &start, &n))
+		{
+			ok = k < ntok && t.pos == ends[k] && t.single == single[k] &&
+				(k == 0 ? start == 0 : start > 0 && buf[start - 1] == ' ');
+			k++;
+		}
+		ok = ok && k == ntok && t.outlen == wantlen && memcmp(buf, want, wantlen) == 0;
+		if (ok)
+			passed++;
+		else
+		{
+			failed++;
+			bad++;
+			printf("FAIL reference tokens, round %d, %zu bytes: %.*s\n", round, len, (int) len, in);
+		}
+		free(buf);
+		free(want);
+	}
 }
 
 /* all shingle hashes of text, unbounded (stream = 0) or streaming */
@@ -184,6 +376,7 @@ main(void)
 	expect("\xf0\xa0\x80\x80\xf0\xa0\x80\x81", "\xf0\xa0\x80\x80|\xf0\xa0\x80\x81");	/* CJK ext. B */
 	expect("Ⅻ ①② x²", "ⅻ|①②|x²");
 	expect("\xe2\x84\xaa" "elvin", "kelvin");	/* KELVIN SIGN folds to k */
+	test_reference();
 
 	/* output never exceeds the buffer bound; random bytes and random UTF-8 */
 	for (int round = 0; round < 20000; round++)
