@@ -108,25 +108,9 @@ SELECT binary_into('sigs', $$minhash('some text', 3, 'term', 8)$$),
 	binary_into('sigs', $$minhash(ARRAY['a','b'], 4)$$), binary_into('sigs', $$minhash('', 3)$$);
 SELECT count(*) FROM sigs;
 
--- The functions PUBLIC may execute, besides the support functions of the
--- types, operators, casts, aggregates, operator classes, access method and
--- planner support: exactly the user-facing ones of the README's Reference
--- (test/t/017_readme.pl checks each is there).  No internal helper.
-SELECT DISTINCT p.proname AS public_function
-FROM pg_depend d JOIN pg_proc p ON p.oid = d.objid
-WHERE d.classid = 'pg_proc'::regclass AND d.deptype = 'e'
-  AND d.refobjid = (SELECT e.oid FROM pg_extension e WHERE e.extname = 'simhash')
-  AND has_function_privilege('public', p.oid, 'EXECUTE')
-  AND NOT EXISTS (SELECT FROM pg_type t WHERE p.oid IN (t.typinput, t.typoutput, t.typreceive, t.typsend,
-                  t.typmodin, t.typmodout, t.typanalyze))
-  AND NOT EXISTS (SELECT FROM pg_operator o WHERE p.oid IN (o.oprcode, o.oprrest, o.oprjoin))
-  AND NOT EXISTS (SELECT FROM pg_aggregate a WHERE p.oid IN (a.aggtransfn, a.aggfinalfn, a.aggcombinefn,
-                  a.aggserialfn, a.aggdeserialfn, a.aggmtransfn, a.aggminvtransfn, a.aggmfinalfn))
-  AND NOT EXISTS (SELECT FROM pg_cast c WHERE c.castfunc = p.oid)
-  AND NOT EXISTS (SELECT FROM pg_amproc a WHERE a.amproc = p.oid)
-  AND NOT EXISTS (SELECT FROM pg_am a WHERE a.amhandler = p.oid)
-  AND NOT EXISTS (SELECT FROM pg_proc s WHERE s.prosupport = p.oid)
-ORDER BY 1;
+-- The functions PUBLIC may execute (test/t/017_readme.pl checks that the
+-- README's Reference names each).  No internal helper.
+\i sql/public_functions.psql
 -- and the ones PUBLIC may not execute
 SELECT p.oid::regprocedure FROM pg_depend d JOIN pg_proc p ON p.oid = d.objid
 WHERE d.classid = 'pg_proc'::regclass AND d.deptype = 'e'

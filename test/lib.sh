@@ -96,7 +96,7 @@ run_tap_dir() {
 	pgxs=$(dirname "$(pg_config --pgxs)")
 	SIMHASH_TAPDIR=$(mktemp -d /tmp/simhash-tap.XXXXXX)
 	cp -r "$SIMHASH_ROOT/$dir/t" "$SIMHASH_TAPDIR/t"
-	cp "$SIMHASH_ROOT/README.md" "$SIMHASH_TAPDIR/"
+	cp "$SIMHASH_ROOT/README.md" "$SIMHASH_ROOT/sql/public_functions.psql" "$SIMHASH_TAPDIR/"
 	# the 1.0 release's sources, for t/037 (it builds the 1.0 library)
 	mkdir "$SIMHASH_TAPDIR/simhash-1.0"
 	git -C "$SIMHASH_ROOT" archive 8ec87ac 2>/dev/null | tar -x -C "$SIMHASH_TAPDIR/simhash-1.0" 2>/dev/null ||
