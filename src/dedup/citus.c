@@ -33,9 +33,11 @@
  * (Citus's repartitioned INSERT ... SELECT moves them between workers
  * directly), and one query grouped by that distribution column runs each
  * part's search on the worker that holds it; only pairs travel to the
- * coordinator.  Groups are then computed there from the pairs (union-find
- * via shared_key_groups; the leader linkage by simhash_leader_groups over
- * all the pairs, in id order, as simhash_groups does).
+ * coordinator.  simhash_groups keeps the pairs on the workers instead and
+ * computes its groups there as simhash_groups_into does (5.), into a work
+ * table co-located with the rows' ids; every row then comes back with its
+ * group's id from one query answered shard by shard (a LEFT JOIN of the
+ * rows with that work table), streamed into the call's result.
  *
  * 3. The keys and MinHash jobs (citus_jobs.c).  A pair shares a key, so
  * the rows' distinct keys are repartitioned by key into a work table: all
@@ -68,7 +70,8 @@
  * 5. simhash_groups_into (citus_groups_into.c) keeps the pairs on the
  * workers and computes connected groups there by label propagation, the
  * leader linkage per connected group on the worker holding its pairs
- * (simhash_leader_groups), into a table co-located with the source.
+ * (simhash_leader_groups), into a table co-located with the source
+ * (citus_groups(), citus_work.c, which simhash_groups shares).
  *
  * A worker that is down or restarts during a job makes Citus raise its
  * connection error, which aborts the statement (and rolls back the work

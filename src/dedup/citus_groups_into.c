@@ -9,8 +9,10 @@
  *		round, until none changes), the leader linkage per connected group
  *		on the worker holding the group's pairs (simhash_leader_groups).
  *		Elsewhere (one node, ids that are not integers, simhash.citus_jobs
- *		off) the rows of simhash_groups, filtered.  The design is in
- *		citus.c, the hardening in citus_work.c.
+ *		off) the rows of simhash_groups, filtered.  The groups on the
+ *		workers are citus_groups() (citus_work.c), which the distributed
+ *		simhash_groups uses too.  The design is in citus.c, the hardening
+ *		in citus_work.c.
  */
 #include "citus_work.h"
 
@@ -75,67 +77,10 @@ static uint64
 groups_into_workers(CitusJob *job, FunctionCallInfo fcinfo, const char *target, bool leader)
 {
 	DedupInput	in;
-	char	   *search;
-	char	   *part;
-	char	   *pairs;
-	char	   *edges;
-	char	   *labels;
-	char	   *next_labels;
-	uint64		written;
-	int			rounds = 0;
 
 	dedup_input_init(&in, fcinfo, FNAME, -1, 4, 6);
 	citus_check_ids(job);
-
-	/* the pairs, kept on the workers (by their first id) */
-	part = citus_parts(job, in.hash_column, &in.blocks, &search);
-	pairs = citus_work_table(job, "group_pairs", NULL);
-	citus_exec(job, psprintf("INSERT INTO %s (a, b, d) SELECT * FROM (%s) x", pairs, search), 0, NULL, NULL, NULL);
-	citus_exec(job, psprintf("DROP TABLE %s", part), 0, NULL, NULL, NULL);
-
-	/* connected groups: edges both ways by their source; labels by id */
-	edges = citus_work_table(job, "edges", pairs);
-	citus_exec(job, psprintf("INSERT INTO %s SELECT a, b FROM %s", edges, pairs), 0, NULL, NULL, NULL);
-	citus_exec(job, psprintf("INSERT INTO %s SELECT b, a FROM %s", edges, pairs), 0, NULL, NULL, NULL);
-	labels = citus_work_table(job, "labels", pairs);
-	next_labels = citus_work_table(job, "next_labels", pairs);
-	citus_exec(job, psprintf("INSERT INTO %s SELECT src, least(src, min(dst)) FROM %s GROUP BY src", labels, edges),
-			   0, NULL, NULL, NULL);
-	for (;;)
-	{
-		uint64		changed;
-
-		citus_exec(job, psprintf("INSERT INTO %s SELECT e.dst, l.label FROM %s e JOIN %s l ON l.id = e.src",
-								 next_labels, edges, labels), 0, NULL, NULL, NULL);
-		changed = citus_exec(job, psprintf("UPDATE %s l SET label = m.label FROM (SELECT id, min(label) AS label FROM %s GROUP BY id) m"
-										   " WHERE l.id = m.id AND m.label < l.label", labels, next_labels),
-							 0, NULL, NULL, NULL);
-		citus_exec(job, psprintf("DELETE FROM %s", next_labels), 0, NULL, NULL, NULL);
-		rounds++;
-		dedup_progress(&job->progress, "labelling round %d on the workers: " UINT64_FORMAT " rows relabelled",
-					   rounds, changed);
-		if (changed == 0)
-			break;
-	}
-	if (!leader)
-		written = citus_exec(job, psprintf("INSERT INTO %s SELECT id, label FROM %s", target, labels),
-							 0, NULL, NULL, NULL);
-	else
-	{
-		/* each group's pairs on one shard, linked there in id order */
-		char	   *grouped = citus_work_table(job, "grouped_pairs", pairs);
-
-		citus_exec(job, psprintf("INSERT INTO %s SELECT l.label, p.a, p.b, p.d FROM %s p JOIN %s l ON l.id = p.a",
-								 grouped, pairs, labels), 0, NULL, NULL, NULL);
-		dedup_progress(&job->progress, "choosing the leaders on the workers");
-		written = citus_exec(job, psprintf("INSERT INTO %s SELECT x.id, x.group_id FROM (SELECT array_agg(a) AS a, array_agg(b) AS b, array_agg(d) AS d"
-										   " FROM %s GROUP BY grp) g, LATERAL %s.simhash_leader_groups(g.a, g.b, g.d) x",
-										   target, grouped, job->ext),
-							 0, NULL, NULL, NULL);
-		citus_exec(job, psprintf("DROP TABLE %s", grouped), 0, NULL, NULL, NULL);
-	}
-	citus_exec(job, psprintf("DROP TABLE %s, %s, %s, %s", pairs, edges, labels, next_labels), 0, NULL, NULL, NULL);
-	return written;
+	return citus_groups(job, in.hash_column, &in.blocks, target, leader);
 }
 
 /*

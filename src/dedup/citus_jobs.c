@@ -5,10 +5,11 @@
  *		shared_key_groups, minhash_pairs / minhash_groups), run by the
  *		hand-over of the plain job (citus.c) after the plain job has
  *		checked its arguments.  The design is in citus.c; every statement
- *		is built as citus_work.c says.  Groups are computed on the node
- *		running the job from the pairs: connected groups by
- *		shared_key_groups over temporary tables, the leader linkage by
- *		simhash_leader_groups over all the pairs.
+ *		is built as citus_work.c says.  simhash_groups computes its groups
+ *		on the workers (citus_groups) and returns every row from the
+ *		shards; the groups of the keys and MinHash jobs are computed on
+ *		the node running the job from the pairs, by shared_key_groups over
+ *		temporary tables.
  */
 #include "citus_work.h"
 
@@ -59,6 +60,45 @@ citus_connected(CitusJob *job, DestReceiver *dest)
 			   " pg_temp.simhash_citus_linked, pg_temp.simhash_citus_rows", 0, NULL, NULL, NULL);
 }
 
+/*
+ * simhash_groups: the groups of more than one row computed on the workers
+ * (citus_groups) into a work table co-located with the rows' ids -- the
+ * relation itself when it is distributed by the id column as bigint, else a
+ * work table of its ids -- then every row of the relation with its group's
+ * id (its own when in no group) into dest, from one query that each shard
+ * answers for its own rows.
+ */
+static void
+citus_simhash_groups(CitusJob *job, DedupInput *in, bool leader, DestReceiver *dest)
+{
+	const char *rows;
+	const char *row_id;
+	char	   *ids = NULL;
+	char	   *groups;
+
+	if (citus_distributed_by_id(job) && in->id_column_type == INT8OID)
+	{
+		rows = job->relation;
+		row_id = job->id_column;
+	}
+	else
+	{
+		ids = citus_work_table(job, "row_ids", NULL);
+		citus_exec(job, psprintf("INSERT INTO %s (id) SELECT %s::bigint FROM %s", ids, job->id_column, job->relation),
+				   0, NULL, NULL, NULL);
+		rows = ids;
+		row_id = "id";
+	}
+	groups = citus_work_table(job, "groups", rows);
+	citus_groups(job, in->hash_column, &in->blocks, groups, leader);
+	citus_exec_into(job, psprintf("SELECT r.%1$s::bigint, coalesce(g.group_id, r.%1$s::bigint) FROM %2$s r"
+								  " LEFT JOIN %3$s g ON g.id = r.%1$s",
+								  row_id, rows, groups),
+					dest, 0, NULL, NULL, NULL);
+	citus_exec(job, psprintf("DROP TABLE %s%s%s", groups, ids != NULL ? ", " : "", ids != NULL ? ids : ""),
+			   0, NULL, NULL, NULL);
+}
+
 /* simhash_pairs and simhash_groups: the pairs searched on the workers */
 static void
 citus_simhash_job(CitusJob *job, DedupInput *in, FunctionCallInfo fcinfo, int id_type_arg,
@@ -66,48 +106,18 @@ citus_simhash_job(CitusJob *job, DedupInput *in, FunctionCallInfo fcinfo, int id
 {
 	char	   *search;
 	char	   *part;
-	bool		groups = strcmp(in->fname, "simhash_groups") == 0;
-	bool		leader = false;
 
-	if (groups)
-		leader = strcmp(text_to_cstring(PG_GETARG_TEXT_PP(citus_arg(id_type_arg, 1))), "leader") == 0;
 	citus_check_ids(job);
-	part = citus_parts(job, in->hash_column, &in->blocks, &search);
-	if (!groups)
+	if (strcmp(in->fname, "simhash_groups") == 0)
 	{
-		citus_exec_into(job, search, dest, 0, NULL, NULL, NULL);
-		citus_exec(job, psprintf("DROP TABLE %s", part), 0, NULL, NULL, NULL);
-		return;
-	}
-	citus_exec(job, "CREATE TEMP TABLE pg_temp.simhash_citus_pairs (a bigint, b bigint, distance integer)",
-			   0, NULL, NULL, NULL);
-	citus_exec(job, psprintf("INSERT INTO pg_temp.simhash_citus_pairs SELECT * FROM (%s) x", search),
-			   0, NULL, NULL, NULL);
-	citus_exec(job, psprintf("DROP TABLE %s", part), 0, NULL, NULL, NULL);
-	if (!leader)
-	{
-		citus_connected(job, dest);
-		return;
-	}
+		char	   *linkage = text_to_cstring(PG_GETARG_TEXT_PP(citus_arg(id_type_arg, 1)));
 
-	/*
-	 * leaders: rows in id order join the nearest earlier leader (ties: the
-	 * least id), else lead; rows without an earlier pair lead
-	 */
-	citus_exec(job, psprintf("CREATE TEMP TABLE pg_temp.simhash_citus_rows AS SELECT %s::bigint AS id FROM %s",
-							 job->id_column, job->relation), 0, NULL, NULL, NULL);
-	citus_exec(job, "ANALYZE pg_temp.simhash_citus_rows", 0, NULL, NULL, NULL);
-	dedup_progress(&job->progress, "choosing the leaders on this node");
-	citus_exec(job, psprintf("CREATE TEMP TABLE pg_temp.simhash_citus_followers AS SELECT x.id, x.group_id FROM"
-							 " (SELECT array_agg(p.a) AS a, array_agg(p.b) AS b, array_agg(p.distance) AS d FROM pg_temp.simhash_citus_pairs p) g,"
-							 " LATERAL %s.simhash_leader_groups(g.a, g.b, g.d) x WHERE g.a IS NOT NULL",
-							 job->ext), 0, NULL, NULL, NULL);
-	citus_exec(job, "ANALYZE pg_temp.simhash_citus_followers", 0, NULL, NULL, NULL);
-	citus_exec_into(job, "SELECT r.id, coalesce(f.group_id, r.id) FROM pg_temp.simhash_citus_rows r"
-					" LEFT JOIN pg_temp.simhash_citus_followers f ON f.id = r.id",
-					dest, 0, NULL, NULL, NULL);
-	citus_exec(job, "DROP TABLE pg_temp.simhash_citus_pairs, pg_temp.simhash_citus_rows, pg_temp.simhash_citus_followers",
-			   0, NULL, NULL, NULL);
+		citus_simhash_groups(job, in, strcmp(linkage, "leader") == 0, dest);
+		return;
+	}
+	part = citus_parts(job, in->hash_column, &in->blocks, &search);
+	citus_exec_into(job, search, dest, 0, NULL, NULL, NULL);
+	citus_exec(job, psprintf("DROP TABLE %s", part), 0, NULL, NULL, NULL);
 }
 
 /*
@@ -270,8 +280,6 @@ citus_minhash_job(CitusJob *job, DedupInput *in, FunctionCallInfo fcinfo, int id
 	int			bands = PG_GETARG_INT32(citus_arg(id_type_arg, 1));
 	int			max_key_rows = PG_GETARG_INT32(citus_arg(id_type_arg, 2));
 	const char *sig_column = quote_identifier(in->hash_column);
-	Oid			types[2] = {REGCLASSOID, TEXTOID};
-	Datum		values[2];
 	char	   *sigs;
 	const char *sig_id;
 	const char *sig_col;
@@ -285,12 +293,7 @@ citus_minhash_job(CitusJob *job, DedupInput *in, FunctionCallInfo fcinfo, int id
 	citus_minhash_params(job, in->hash_column, bands);
 
 	/* where the signatures are found by id, distributed by id */
-	values[0] = ObjectIdGetDatum(job->relid);
-	values[1] = CStringGetTextDatum(job->id_name);
-	citus_exec(job, "SELECT 1 FROM pg_catalog.pg_dist_partition p WHERE p.logicalrelid = $1 AND p.partmethod = 'h'"
-			   " AND pg_catalog.column_to_column_name(p.logicalrelid, p.partkey) = $2",
-			   2, types, values, NULL);
-	if (SPI_processed > 0 && in->id_column_type == INT8OID)
+	if (citus_distributed_by_id(job) && in->id_column_type == INT8OID)
 	{
 		sigs = (char *) job->relation;
 		sig_id = job->id_column;

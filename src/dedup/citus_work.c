@@ -2,8 +2,9 @@
  * dedup/citus_work.c
  *		What every dedup job on the workers does (see citus_work.h; the design
  *		is in citus.c): the search_path it runs under, its SQL through SPI,
- *		its distributed work tables, the check of its ids, and the rows of
- *		the simhash search repartitioned by (table group, block).
+ *		its distributed work tables, the check of its ids, the rows of the
+ *		simhash search repartitioned by (table group, block), and
+ *		simhash_groups' groups computed on the workers from its pairs.
  *
  * The hardening of a job is that of PostgreSQL's contrib modules: it runs
  * with search_path = pg_catalog, pg_temp (a GUC nest level, as a
@@ -46,6 +47,8 @@ static const struct
 	{"labels", "_gl", "id bigint, label bigint"},
 	{"next_labels", "_gn", "id bigint, label bigint"},
 	{"grouped_pairs", "_gc", "grp bigint, a bigint, b bigint, d integer"},
+	{"row_ids", "_ri", "id bigint"},
+	{"groups", "_gr", "id bigint, group_id bigint"},
 };
 
 void
@@ -218,4 +221,82 @@ citus_parts(CitusJob *job, const char *hash_column, const SimhashBlocks *b, char
 					   " LATERAL %s.simhash_group_pairs(s.ids, s.hs, s.grp, %d, %d) p",
 					   part, job->ext, b->nblocks, b->max_distance);
 	return part;
+}
+
+bool
+citus_distributed_by_id(CitusJob *job)
+{
+	Oid			types[2] = {REGCLASSOID, TEXTOID};
+	Datum		values[2];
+
+	values[0] = ObjectIdGetDatum(job->relid);
+	values[1] = CStringGetTextDatum(job->id_name);
+	citus_exec(job, "SELECT 1 FROM pg_catalog.pg_dist_partition p WHERE p.logicalrelid = $1 AND p.partmethod = 'h'"
+			   " AND pg_catalog.column_to_column_name(p.logicalrelid, p.partkey) = $2",
+			   2, types, values, NULL);
+	return SPI_processed > 0;
+}
+
+uint64
+citus_groups(CitusJob *job, const char *hash_column, const SimhashBlocks *b,
+			 const char *target, bool leader)
+{
+	char	   *search;
+	char	   *part;
+	char	   *pairs;
+	char	   *edges;
+	char	   *labels;
+	char	   *next_labels;
+	uint64		written;
+	int			rounds = 0;
+
+	/* the pairs, kept on the workers (by their first id) */
+	part = citus_parts(job, hash_column, b, &search);
+	pairs = citus_work_table(job, "group_pairs", NULL);
+	citus_exec(job, psprintf("INSERT INTO %s (a, b, d) SELECT * FROM (%s) x", pairs, search), 0, NULL, NULL, NULL);
+	citus_exec(job, psprintf("DROP TABLE %s", part), 0, NULL, NULL, NULL);
+
+	/* connected groups: edges both ways by their source; labels by id */
+	edges = citus_work_table(job, "edges", pairs);
+	citus_exec(job, psprintf("INSERT INTO %s SELECT a, b FROM %s", edges, pairs), 0, NULL, NULL, NULL);
+	citus_exec(job, psprintf("INSERT INTO %s SELECT b, a FROM %s", edges, pairs), 0, NULL, NULL, NULL);
+	labels = citus_work_table(job, "labels", pairs);
+	next_labels = citus_work_table(job, "next_labels", pairs);
+	citus_exec(job, psprintf("INSERT INTO %s SELECT src, least(src, min(dst)) FROM %s GROUP BY src", labels, edges),
+			   0, NULL, NULL, NULL);
+	for (;;)
+	{
+		uint64		changed;
+
+		citus_exec(job, psprintf("INSERT INTO %s SELECT e.dst, l.label FROM %s e JOIN %s l ON l.id = e.src",
+								 next_labels, edges, labels), 0, NULL, NULL, NULL);
+		changed = citus_exec(job, psprintf("UPDATE %s l SET label = m.label FROM (SELECT id, min(label) AS label FROM %s GROUP BY id) m"
+										   " WHERE l.id = m.id AND m.label < l.label", labels, next_labels),
+							 0, NULL, NULL, NULL);
+		citus_exec(job, psprintf("DELETE FROM %s", next_labels), 0, NULL, NULL, NULL);
+		rounds++;
+		dedup_progress(&job->progress, "labelling round %d on the workers: " UINT64_FORMAT " rows relabelled",
+					   rounds, changed);
+		if (changed == 0)
+			break;
+	}
+	if (!leader)
+		written = citus_exec(job, psprintf("INSERT INTO %s SELECT id, label FROM %s", target, labels),
+							 0, NULL, NULL, NULL);
+	else
+	{
+		/* each group's pairs on one shard, linked there in id order */
+		char	   *grouped = citus_work_table(job, "grouped_pairs", pairs);
+
+		citus_exec(job, psprintf("INSERT INTO %s SELECT l.label, p.a, p.b, p.d FROM %s p JOIN %s l ON l.id = p.a",
+								 grouped, pairs, labels), 0, NULL, NULL, NULL);
+		dedup_progress(&job->progress, "choosing the leaders on the workers");
+		written = citus_exec(job, psprintf("INSERT INTO %s SELECT x.id, x.group_id FROM (SELECT array_agg(a) AS a, array_agg(b) AS b, array_agg(d) AS d"
+										   " FROM %s GROUP BY grp) g, LATERAL %s.simhash_leader_groups(g.a, g.b, g.d) x",
+										   target, grouped, job->ext),
+							 0, NULL, NULL, NULL);
+		citus_exec(job, psprintf("DROP TABLE %s", grouped), 0, NULL, NULL, NULL);
+	}
+	citus_exec(job, psprintf("DROP TABLE %s, %s, %s, %s", pairs, edges, labels, next_labels), 0, NULL, NULL, NULL);
+	return written;
 }

@@ -5,7 +5,8 @@
  *		way: citus.c (the hand-over) -> citus_jobs.c (the six jobs, declared
  *		in dedup.h) -> citus_work.c (what every job does: the search_path,
  *		SQL through SPI, work tables, checks, the repartitioned rows of the
- *		simhash search); citus_groups_into.c (simhash_groups_into) ->
+ *		simhash search, simhash_groups' groups on the workers);
+ *		citus_groups_into.c (simhash_groups_into) ->
  *		citus_work.c.  citus_worker.c holds the SQL functions that Citus
  *		runs on the workers; nothing here calls them but through SQL.
  */
@@ -76,5 +77,23 @@ extern void citus_check_ids(CitusJob *job);
  */
 extern char *citus_parts(CitusJob *job, const char *hash_column,
 						 const SimhashBlocks *b, char **search);
+
+/*
+ * Whether the relation is hash-distributed by the id column (then rows
+ * found by id are found on their own shard).
+ */
+extern bool citus_distributed_by_id(CitusJob *job);
+
+/*
+ * simhash_groups' groups of more than one row (id, group_id), computed on
+ * the workers into the distributed table target (its columns id,
+ * group_id): the pairs kept there, connected groups by label propagation
+ * (each row's label the least id among its own and its neighbours' labels,
+ * round after round, until none changes), the leader linkage per connected
+ * group on the shard holding the group's pairs (simhash_leader_groups).
+ * Returns the rows written.
+ */
+extern uint64 citus_groups(CitusJob *job, const char *hash_column,
+						   const SimhashBlocks *b, const char *target, bool leader);
 
 #endif							/* SIMHASH_DEDUP_CITUS_WORK_H */

@@ -505,8 +505,15 @@ for my $job (@jobs)
 {
 	my ($rc_p, $out_p, $err_p) = $coord->psql('postgres',
 		q{SET simhash.progress_interval = 0; SELECT count(*) FROM simhash_groups('docs', 'id', 'h', 2)});
-	like($err_p, qr/NOTICE:  simhash_groups: repartitioned \d+ rows for table group 1 of 3\n.*NOTICE:  simhash_groups: repartitioned \d+ rows for table group 3 of 3\n.*NOTICE:  simhash_groups: searching the parts on the workers\n.*NOTICE:  simhash_groups: grouping the pairs on this node/s,
+	like($err_p, qr/NOTICE:  simhash_groups: repartitioned \d+ rows for table group 1 of 3\n.*NOTICE:  simhash_groups: repartitioned \d+ rows for table group 3 of 3\n.*NOTICE:  simhash_groups: searching the parts on the workers\n.*NOTICE:  simhash_groups: labelling round 1 on the workers: \d+ rows relabelled/s,
 		'simhash_groups on the workers: progress NOTICEs under the plain name') or diag($err_p);
+	# the groups computed on the workers: no id copied to the coordinator,
+	# no grouping there (for the leader linkage neither)
+	my ($rc_l, $out_l, $err_l) = $coord->psql('postgres',
+		q{SET simhash.progress_interval = 0; SELECT count(*) FROM simhash_groups('docs', 'id', 'h', 3, 'leader')});
+	like($err_l, qr/NOTICE:  simhash_groups: labelling round 1 on the workers: \d+ rows relabelled\n.*NOTICE:  simhash_groups: choosing the leaders on the workers/s,
+		'simhash_groups leader on the workers: groups labelled and leaders chosen on the workers') or diag($err_l);
+	unlike($err_p . $err_l, qr/on this node/, 'simhash_groups on the workers: nothing grouped on the coordinator');
 	my ($rc_k, $out_k, $err_k) = $coord->psql('postgres',
 		q{SET simhash.progress_interval = 0; SELECT count(*) FROM minhash_pairs('docs', 'id', 'sig', 0.5)});
 	like($err_k, qr/NOTICE:  minhash_pairs: repartitioned \d+ \(key, row\) pairs by key\n.*NOTICE:  minhash_pairs: repartitioned \d+ candidate pairs by their first id\n.*NOTICE:  minhash_pairs: estimating the candidate pairs on the workers/s,
@@ -596,6 +603,13 @@ cq(q{
 	SELECT create_distributed_table('docs_byc', 'c', shard_count => 6);
 	INSERT INTO docs_byc SELECT * FROM docs_local;
 });
+# simhash_groups on a table not distributed by the id: its ids copied
+# into a work table (by id, on the workers) that the groups co-locate with
+push @citus_jobs,
+	[ 'simhash_groups (workers, docs_byc) connected', q{SELECT id || ',' || group_id FROM simhash_groups('docs_byc', 'id', 'h', 2) ORDER BY id},
+	  q{SELECT id || ',' || group_id FROM simhash_groups('docs_local', 'id', 'h', 2) ORDER BY id} ],
+	[ 'simhash_groups (workers, docs_byc) leader', q{SELECT id || ',' || group_id FROM simhash_groups('docs_byc', 'id', 'h', 3, 'leader') ORDER BY id},
+	  q{SELECT id || ',' || group_id FROM simhash_groups('docs_local', 'id', 'h', 3, 'leader') ORDER BY id} ];
 my %key_args = (docs => [ '', ', 2', ', 1, 10' ], docs_byc => [ ', 2, 25' ]);
 my %minhash_args = (docs => [ ', 0.5', ', 0.5, 32, 20' ], docs_byc => [ ', 0.3, 16' ]);
 # the pairs and groups versions of a job ($kind: shared_key or minhash) on
@@ -667,7 +681,7 @@ cq(q{
 			LANGUAGE plpgsql AS $f$BEGIN RAISE EXCEPTION 'planted sp_early.create_distributed_table ran'; END$f$;
 		FOR f IN SELECT s.nsp, t.tab FROM unnest(ARRAY['sp_early', 'public']) s(nsp),
 		         unnest(ARRAY['simhash_citus_pairs', 'simhash_citus_edges', 'simhash_citus_keys',
-		                      'simhash_citus_linked', 'simhash_citus_rows', 'simhash_citus_followers']) t(tab) LOOP
+		                      'simhash_citus_linked', 'simhash_citus_rows']) t(tab) LOOP
 			EXECUTE format('CREATE TABLE %I.%I (id bigint, group_id bigint, a bigint, b bigint, n bigint, keys bigint[], distance integer)',
 			               f.nsp, f.tab);
 			EXECUTE format('INSERT INTO %I.%I VALUES (-1, -1, -1, -1, -1, ''{-1}'', 0)', f.nsp, f.tab);
@@ -742,7 +756,7 @@ cq(q{
 	END
 	$unplant$;
 	DROP TABLE public.simhash_citus_pairs, public.simhash_citus_edges, public.simhash_citus_keys,
-		public.simhash_citus_linked, public.simhash_citus_rows, public.simhash_citus_followers;
+		public.simhash_citus_linked, public.simhash_citus_rows;
 	REVOKE ALL ON docs, docs_byc FROM regress_citus_user;
 	REVOKE ALL ON SCHEMA public FROM regress_citus_user;
 	DROP ROLE regress_citus_user;
