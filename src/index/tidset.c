@@ -1,8 +1,8 @@
 /*
  * tidset.c
  *		A sorted set of (heap TID, hash) pairs: the dead entries of a run.
- *		VACUUM collects the TIDs its callback reports while it marks a run's
- *		first tree, and marks the other trees by membership
+ *		VACUUM collects the TIDs its callback reports while it marks a
+ *		format-1 run's first tree, and marks the other trees by membership
  *		(simhash_tidset_contains()); a merge collects the entries the first
  *		tree had marked dead, and skips one equal pair per collected one in
  *		each later tree (simhash_tidset_take(): a multiset, as a TID can

@@ -44,15 +44,30 @@
 /*
  * Which entries are dead: VACUUM's callback, asked once per entry of table
  * 0's tree of a run (the only tree with dead bits, format 2) and of the
- * lists; the dead TIDs are kept in a set (their number is the run's ndead).
+ * lists.  The dead entries of the first tree are counted (marked now or
+ * before: the run's ndead); their TIDs are kept in a set only for a format-1
+ * run, whose other trees have dead flags of their own and are marked by
+ * membership.  A format-2 run keeps no set, so VACUUM needs no memory per
+ * dead entry beyond PostgreSQL's own dead-TID store.
  */
 typedef struct DeadMarker
 {
 	IndexBulkDeleteCallback callback;
 	void	   *callback_state;
-	bool		collect;		/* ask the callback, and remember dead TIDs */
+	bool		collect;		/* ask the callback (else look in tids) */
+	bool		remember;		/* when collect: add the dead TIDs to tids */
+	uint64		nseen;			/* when collect: dead entries, old and new */
 	SimhashTidSet tids;			/* when !collect: the dead TIDs, sorted */
 } DeadMarker;
+
+/* Count a dead entry found while collecting (and remember its TID). */
+static void
+note_dead(DeadMarker *d, ItemPointer tid)
+{
+	d->nseen++;
+	if (d->remember)
+		simhash_tidset_add(&d->tids, tid, 0);
+}
 
 /* Is the heap tuple at tid dead? */
 static bool
@@ -62,7 +77,7 @@ is_dead(DeadMarker *d, ItemPointer tid)
 		return simhash_tidset_contains(&d->tids, tid);
 	if (!d->callback(tid, d->callback_state))
 		return false;
-	simhash_tidset_add(&d->tids, tid, 0);
+	note_dead(d, tid);
 	return true;
 }
 
@@ -99,7 +114,7 @@ mark_page(Relation index, Buffer buffer, DeadMarker *marker, double *live,
 		{
 			/* marked before, maybe by a VACUUM that crashed half-way */
 			if (marker->collect)
-				simhash_tidset_add(&marker->tids, &entries[i].tid, 0);
+				note_dead(marker, &entries[i].tid);
 			continue;
 		}
 		if (is_dead(marker, &entries[i].tid))
@@ -206,6 +221,8 @@ simhash_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 
 		/* the dead bits are in table 0's tree only (format 2) */
 		marker.collect = true;
+		marker.remember = simhash_run_is_format1(run);
+		marker.nseen = 0;
 		ndead = mark_chain(index,
 						   simhash_leftmost_leaf(index, &header->trees[0],
 												 run->generation, strategy),
@@ -227,12 +244,13 @@ simhash_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		}
 		/* all dead entries of the first tree: marked now or before */
 		if (ndead > 0)
-			set_run_dead(index, run, marker.tids.n, strategy);
+			set_run_dead(index, run, marker.nseen, strategy);
 		simhash_tidset_free(&marker.tids);
 		pfree(header);
 		stats->tuples_removed += ndead;
 	}
 	marker.collect = true;
+	marker.remember = false;
 	for (int i = 0; i < meta.nlanes; i++)
 	{
 		stats->tuples_removed += mark_chain(index, meta.flushing[i].head, SIMHASH_PENDING,
