@@ -70,12 +70,7 @@ done
 for c in 1 4; do
 	for rep in 1 2; do
 		for v in ts te te_oc tw; do
-			sql -c "CHECKPOINT"
-			out=$(pgbench -n -c "$c" -j "$c" -t "$((TXNS / c))" --random-seed=$((c * 1000 + rep)) \
-				-f "$WORK/$v.sql" 2>&1) || { say "$out"; exit 1; }
-			tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' <<<"$out")
-			sql -c "INSERT INTO res VALUES ('$v', $c, $rep, $((TXNS / c * c)), $tps)"
-			say "[exclusion.sh] $v, $c clients, run $rep: $tps rows/s"
+			pgbench_run exclusion.sh "$v" "$c" "$rep" "$TXNS"
 		done
 	done
 done
@@ -85,10 +80,8 @@ done
 # row per transaction) from psql, the backend's utime + stime read from
 # /proc/self/stat before and after (clock ticks, CLK_TCK 100 assumed);
 # each variant twice, alternately
-sql -c "CREATE FUNCTION cpu_ticks() RETURNS bigint LANGUAGE sql AS \$\$
-	SELECT s[12]::bigint + s[13]::bigint
-	FROM (SELECT string_to_array(split_part(pg_read_file('/proc/self/stat'), ') ', 2), ' ') s) x \$\$" \
-	-c "CREATE TABLE cpu (variant text, rep int, rows int, ticks bigint)"
+cpu_ticks_function
+sql -c "CREATE TABLE cpu (variant text, rep int, rows int, ticks bigint)"
 CPU_ROWS=${EXCL_CPU_ROWS:-10000}
 for rep in 1 2; do
 	for v in ts te te_oc tw; do

@@ -60,13 +60,7 @@ done
 for c in 1 2 8; do
 	for rep in 1 2; do
 		for tbl in tn ts tb; do
-			sql -c "CHECKPOINT"
-			sync
-			out=$(pgbench -n -c "$c" -j "$c" -t "$((TXNS / c))" --random-seed=$((c * 1000 + rep)) \
-				-f "$WORK/$tbl.sql" 2>&1) || { say "$out"; exit 1; }
-			tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' <<<"$out")
-			sql -c "INSERT INTO res VALUES ('$tbl', $c, $rep, $((TXNS / c * c)), $tps)"
-			say "[inserts.sh] $tbl, $c clients, run $rep: $tps rows/s"
+			pgbench_run inserts.sh "$tbl" "$c" "$rep" "$TXNS"
 		done
 	done
 done
@@ -75,10 +69,8 @@ done
 # of the machine than the rows/s above; the same INSERT statements (one
 # row per transaction) from psql, the backend's utime + stime read from
 # /proc/self/stat before and after; each table twice, alternately
-sql -c "CREATE FUNCTION cpu_ticks() RETURNS bigint LANGUAGE sql AS \$\$
-	SELECT s[12]::bigint + s[13]::bigint
-	FROM (SELECT string_to_array(split_part(pg_read_file('/proc/self/stat'), ') ', 2), ' ') s) x \$\$" \
-	-c "CREATE TABLE cpu (tbl text, rep int, rows int, ticks bigint)"
+cpu_ticks_function
+sql -c "CREATE TABLE cpu (tbl text, rep int, rows int, ticks bigint)"
 CPU_ROWS=${INSERTS_CPU_ROWS:-50000}
 for tbl in tn ts; do
 	sql -A -t -c "SELECT format('INSERT INTO $tbl (h) VALUES (%L);', simhash_hash('cpu' || g)::simhash64)
