@@ -38,3 +38,29 @@ SELECT count(*) AS lookups, count(*) FILTER (WHERE a.ids IS DISTINCT FROM b.ids)
 	sum(cardinality(a.ids)) >= 20 AS found_rows
 	FROM churn_chunked a JOIN churn_seq b USING (i);
 DROP TABLE churn_b;
+
+-- VACUUM asks about table 0's entries in batches sorted by TID (within
+-- maintenance_work_mem: 1MB holds about 44,000 entries, so 150,000 rows make
+-- four batches) and then sets the dead bits leaf by leaf: every dead entry,
+-- and only those, must be marked.
+CREATE TABLE churn_v (id int, h simhash64);
+INSERT INTO churn_v SELECT g, simhash_hash('churn_v:' || g)::simhash64 FROM generate_series(1, 150000) g;
+CREATE INDEX churn_v_h ON churn_v USING simhash (h);
+DELETE FROM churn_v WHERE id % 7 = 3 OR id BETWEEN 60000 AND 61000;
+SET maintenance_work_mem = '1MB';
+VACUUM churn_v;
+RESET maintenance_work_mem;
+SELECT simhash_index_check('churn_v_h', true);
+-- the live entries VACUUM counted
+SELECT reltuples = (SELECT count(*) FROM churn_v) AS live_counted FROM pg_class WHERE relname = 'churn_v_h';
+-- the index's whole answer (radius 64: every entry not marked dead) equals the table
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM churn_v WHERE h <~> '0000000000000000'::simhash64 <= 64;
+CREATE TEMP TABLE churn_v_index AS SELECT id FROM churn_v WHERE h <~> '0000000000000000'::simhash64 <= 64;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT (SELECT count(*) FROM churn_v_index) AS via_index, count(*) AS in_table,
+	(SELECT count(*) FROM churn_v_index i FULL JOIN churn_v t USING (id) WHERE i.id IS NULL OR t.id IS NULL) AS differing
+	FROM churn_v;
+DROP TABLE churn_v;

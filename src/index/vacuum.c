@@ -43,12 +43,13 @@
 
 /*
  * Which entries are dead: VACUUM's callback, asked once per entry of table
- * 0's tree of a run (the only tree with dead bits, format 2) and of the
- * lists.  The dead entries of the first tree are counted (marked now or
- * before: the run's ndead); their TIDs are kept in a set only for a format-1
- * run, whose other trees have dead flags of their own and are marked by
- * membership.  A format-2 run keeps no set, so VACUUM needs no memory per
- * dead entry beyond PostgreSQL's own dead-TID store.
+ * 0's tree of a run (the only tree with dead bits, format 2; in TID order,
+ * mark_tree_in_tid_order()) and of the lists.  The dead entries of the
+ * first tree are counted (marked now or before: the run's ndead); their
+ * TIDs are kept in a set only for a format-1 run, whose other trees have
+ * dead flags of their own and are marked by membership.  A format-2 run
+ * keeps no set, so VACUUM needs no memory per dead entry beyond
+ * PostgreSQL's own dead-TID store.
  */
 typedef struct DeadMarker
 {
@@ -174,6 +175,218 @@ mark_chain(Relation index, BlockNumber first, uint16 kind, uint64 generation,
 	return ndead;
 }
 
+/*
+ * Table 0's tree of a format-2 run is marked in TID order.  VACUUM's
+ * callback searches PostgreSQL's store of dead TIDs (a sorted array up to
+ * PostgreSQL 16, a radix tree from 17); asked in the tree's hash order,
+ * every question lands somewhere else in a store that outgrows the
+ * processor's caches on a large table.  So the leaves are read in batches
+ * (their entries' TIDs and positions, within maintenance_work_mem), each
+ * batch's TIDs are sorted and asked in order, and the dead bits are then
+ * set leaf by leaf.  The leaves do not move meanwhile: the caller holds the
+ * metapage's lock, which every flush and merge takes, and only VACUUM sets
+ * dead bits.
+ */
+
+/* bytes of memory per entry of a batch: key, position and the sort's copies */
+#define MARK_BATCH_BYTES_PER_ENTRY (2 * (sizeof(uint64) + sizeof(uint32)))
+
+typedef struct MarkLeaf
+{
+	BlockNumber blkno;
+	uint32		first;			/* the batch position of its entry 0 */
+	uint32		count;
+} MarkLeaf;
+
+typedef struct MarkBatch
+{
+	Relation	index;
+	uint64		generation;		/* the run's */
+	BufferAccessStrategy strategy;
+	size_t		cap;			/* entries */
+	uint64	   *keys;			/* TIDs, (block << 32) | (offset << 16) */
+	uint32	   *positions;		/* of each key, in the batch's leaves */
+	uint64	   *tmpkeys;
+	uint32	   *tmppositions;
+	size_t		n;				/* keys */
+	uint32		npositions;		/* entries of the leaves read */
+	MarkLeaf   *leaves;
+	int			nleaves;
+	int			capleaves;
+} MarkBatch;
+
+/* A heap TID as a key sorted by its top 48 bits, and back. */
+static inline uint64
+tid_key(ItemPointer tid)
+{
+	return ((uint64) ItemPointerGetBlockNumberNoCheck(tid) << 32) |
+		((uint64) ItemPointerGetOffsetNumberNoCheck(tid) << 16);
+}
+
+static inline void
+key_tid(uint64 key, ItemPointer tid)
+{
+	ItemPointerSet(tid, (BlockNumber) (key >> 32), (OffsetNumber) ((key >> 16) & 0xFFFF));
+}
+
+/* Set the dead bits of positions[0 .. n-1] (ascending) of the batch's leaves. */
+static void
+set_dead_bits(MarkBatch *b, const uint32 *positions, size_t n)
+{
+	size_t		k = 0;
+
+	for (int l = 0; l < b->nleaves && k < n; l++)
+	{
+		const MarkLeaf *leaf = &b->leaves[l];
+		Buffer		buffer;
+		GenericXLogState *state;
+		Page		page;
+		SvLeaf		opened;
+
+		if (positions[k] >= leaf->first + leaf->count)
+			continue;
+		buffer = simhash_read_page(b->index, leaf->blkno, BUFFER_LOCK_EXCLUSIVE,
+								   SIMHASH_LEAF, b->generation, 0, b->strategy);
+		sv_leaf_open(PageGetContents(BufferGetPage(buffer)), &opened);
+		if (opened.count != leaf->count)
+			simhash_report_corrupt(b->index, leaf->blkno, "leaf changed during VACUUM");
+		state = GenericXLogStart(b->index);
+		page = GenericXLogRegisterBuffer(state, buffer, 0);
+		for (; k < n && positions[k] < leaf->first + leaf->count; k++)
+			sv_leaf_set_dead(PageGetContents(page), (int) (positions[k] - leaf->first));
+		GenericXLogFinish(state);
+		UnlockReleaseBuffer(buffer);
+		simhash_vacuum_delay_point();
+	}
+}
+
+/*
+ * Ask the callback about the batch's TIDs in TID order, set the dead bits
+ * of the dead ones and empty the batch; returns how many were dead.
+ */
+static uint64
+mark_batch(MarkBatch *b, DeadMarker *marker, double *live)
+{
+	size_t		ndead = 0;
+
+	if (b->n > 0)
+	{
+		simhash_radix_sort(b->keys, b->positions, b->n, b->tmpkeys, b->tmppositions, 48);
+		for (size_t i = 0; i < b->n; i++)
+		{
+			ItemPointerData tid;
+
+			if ((i & 0xFFFF) == 0)
+				CHECK_FOR_INTERRUPTS();
+			key_tid(b->keys[i], &tid);
+			if (marker->callback(&tid, marker->callback_state))
+				b->tmpkeys[ndead++] = (uint64) b->positions[i] << 32;
+			else
+				*live += 1;
+		}
+		/* the dead ones' positions, in leaf order */
+		if (ndead > 1)
+			simhash_radix_sort(b->tmpkeys, NULL, ndead, b->keys, NULL, 32);
+		for (size_t i = 0; i < ndead; i++)
+			b->positions[i] = (uint32) (b->tmpkeys[i] >> 32);
+		set_dead_bits(b, b->positions, ndead);
+	}
+	marker->nseen += ndead;
+	b->n = 0;
+	b->npositions = 0;
+	b->nleaves = 0;
+	return ndead;
+}
+
+/* Add a leaf of table 0 (locked) to the batch: its live entries' TIDs. */
+static void
+batch_add_leaf(MarkBatch *b, Buffer buffer, SimhashEntry *decoded, DeadMarker *marker)
+{
+	int			n = simhash_leaf_decode(b->index, buffer, NULL, decoded);
+	MarkLeaf   *leaf;
+
+	if (b->nleaves >= b->capleaves)
+	{
+		b->capleaves *= 2;
+		b->leaves = repalloc(b->leaves, b->capleaves * sizeof(MarkLeaf));
+	}
+	leaf = &b->leaves[b->nleaves++];
+	leaf->blkno = BufferGetBlockNumber(buffer);
+	leaf->first = b->npositions;
+	leaf->count = n;
+	for (int i = 0; i < n; i++)
+	{
+		if (decoded[i].flags & SIMHASH_ENTRY_DEAD)
+		{
+			/* marked before, maybe by a VACUUM that crashed half-way */
+			marker->nseen++;
+			continue;
+		}
+		b->keys[b->n] = tid_key(&decoded[i].tid);
+		b->positions[b->n] = b->npositions + i;
+		b->n++;
+	}
+	b->npositions += n;
+}
+
+/*
+ * Mark the dead entries of table 0's tree of a format-2 run (whose leftmost
+ * leaf is first), in TID order; returns how many it marked now, and counts
+ * all its dead entries in marker->nseen.
+ */
+static uint64
+mark_tree_in_tid_order(Relation index, BlockNumber first, uint64 nentries,
+					   uint64 generation, DeadMarker *marker, double *live,
+					   BufferAccessStrategy strategy)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "simhash VACUUM batch",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	MarkBatch	b;
+	SimhashChain chain;
+	Buffer		buffer;
+	SimhashEntry *decoded = palloc(SV_LEAF_MAX_ENTRIES * sizeof(SimhashEntry));
+	uint64		ndead = 0;
+	size_t		cap = (size_t) maintenance_work_mem * 1024 / MARK_BATCH_BYTES_PER_ENTRY;
+
+	memset(&b, 0, sizeof(b));
+	b.index = index;
+	b.generation = generation;
+	b.strategy = strategy;
+	/* at least two leaves' worth, at most the run (and a radix sort's limit) */
+	cap = Max(cap, 2 * SV_LEAF_MAX_ENTRIES);
+	cap = Min(cap, Max(nentries, SV_LEAF_MAX_ENTRIES));
+	cap = Min(cap, (size_t) PG_UINT32_MAX - SV_LEAF_MAX_ENTRIES);
+	b.cap = cap;
+	b.keys = MemoryContextAllocHuge(cxt, cap * sizeof(uint64));
+	b.tmpkeys = MemoryContextAllocHuge(cxt, cap * sizeof(uint64));
+	b.positions = MemoryContextAllocHuge(cxt, cap * sizeof(uint32));
+	b.tmppositions = MemoryContextAllocHuge(cxt, cap * sizeof(uint32));
+	b.capleaves = 64;
+	b.leaves = palloc(b.capleaves * sizeof(MarkLeaf));
+
+	simhash_chain_begin(&chain, index, first, SIMHASH_LEAF, generation,
+						BUFFER_LOCK_SHARE, 0, strategy);
+	while (BufferIsValid(buffer = simhash_chain_next(&chain)))
+	{
+		/* a leaf holds at most SV_LEAF_MAX_ENTRIES entries */
+		if (b.n + SV_LEAF_MAX_ENTRIES > b.cap)
+		{
+			LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
+			ndead += mark_batch(&b, marker, live);
+			LockBuffer(buffer, BUFFER_LOCK_SHARE);
+		}
+		batch_add_leaf(&b, buffer, decoded, marker);
+		UnlockReleaseBuffer(buffer);
+		simhash_vacuum_delay_point();
+	}
+	ndead += mark_batch(&b, marker, live);
+
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+	return ndead;
+}
+
 /* Record in the run's header how many of its entries are marked dead. */
 static void
 set_run_dead(Relation index, const SimhashRunRef *run, uint64 ndead,
@@ -219,15 +432,19 @@ simhash_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 														   run->generation, strategy);
 		uint64		ndead = 0;
 
+		BlockNumber leftmost = simhash_leftmost_leaf(index, &header->trees[0],
+												 run->generation, strategy);
+
 		/* the dead bits are in table 0's tree only (format 2) */
 		marker.collect = true;
 		marker.remember = simhash_run_is_format1(run);
 		marker.nseen = 0;
-		ndead = mark_chain(index,
-						   simhash_leftmost_leaf(index, &header->trees[0],
-												 run->generation, strategy),
-						   simhash_run_is_format1(run) ? SIMHASH_FORMAT1_LEAF : SIMHASH_LEAF,
-						   run->generation, &marker, &live, strategy);
+		if (simhash_run_is_format1(run))
+			ndead = mark_chain(index, leftmost, SIMHASH_FORMAT1_LEAF, run->generation,
+							   &marker, &live, strategy);
+		else
+			ndead = mark_tree_in_tid_order(index, leftmost, header->nentries,
+										   run->generation, &marker, &live, strategy);
 		/* format 1 (format1.c): each tree has its flags; table 0's dead TIDs */
 		if (simhash_run_is_format1(run))
 		{
