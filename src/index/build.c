@@ -73,6 +73,16 @@ free_build_page(Relation index, BlockNumber blkno, void *arg)
 	RecordFreeIndexPage(index, blkno);
 }
 
+/* Free the pages of the chunks, merged into one run. */
+static void
+free_chunks(BuildState *bs)
+{
+	for (int i = 0; i < bs->nchunks; i++)
+		simhash_visit_run_pages(bs->index, bs->chunks[i].header, bs->chunks[i].generation,
+								free_build_page, NULL, NULL);
+	IndexFreeSpaceMapVacuum(bs->index);
+}
+
 /*
  * A chunked build's merged run lies above the chunks' pages, which are free
  * again: copy it into the lowest pages (a merge of that one run; it fits,
@@ -97,6 +107,78 @@ move_run_down(BuildState *bs, SimhashRunRef *run)
 					 simhash_without_free_tail(bs->index,
 											   RelationGetNumberOfBlocks(bs->index), NULL));
 	IndexFreeSpaceMapVacuum(bs->index);
+}
+
+/*
+ * The cheaper way down for a merged run written on pages [first, end) in
+ * order, past the chunks' pages and nothing else: every page is copied
+ * down to block 1 onwards (the chunks' pages are overwritten or cut off),
+ * each link moved by the same distance, with a new generation, and the
+ * file is cut after it.  No entry is decoded or encoded again.  A copy
+ * never overwrites a page not yet copied: each goes to a lower block.
+ */
+static void
+copy_run_down(BuildState *bs, SimhashRunRef *run, BlockNumber first, BlockNumber end)
+{
+	BlockNumber delta = first - (SIMHASH_METAPAGE_BLKNO + 1);
+	uint64		generation = bs->next_generation++;
+	PGAlignedBlock image;
+	Page		page = (Page) image.data;
+
+	for (BlockNumber src = first; src < end; src++)
+	{
+		Buffer		buffer = simhash_lock_block(bs->index, src, BUFFER_LOCK_SHARE, NULL);
+		SimhashPageOpaque opaque;
+
+		memcpy(page, BufferGetPage(buffer), BLCKSZ);
+		UnlockReleaseBuffer(buffer);
+		opaque = SimhashPageGetOpaque(page);
+		if (opaque->generation != run->generation)
+			elog(ERROR, "simhash index build: page %u is not of the merged run", src);
+		opaque->generation = generation;
+		if (opaque->next != InvalidBlockNumber)
+			opaque->next -= delta;
+		if (opaque->kind == SIMHASH_INNER)
+		{
+			SimhashInnerItem *items = SimhashPageInner(page);
+
+			for (int i = 0; i < SimhashPageItems(page); i++)
+				items[i].child -= delta;
+		}
+		else if (opaque->kind == SIMHASH_RUN_HEADER)
+		{
+			SimhashRunHeader *header = SimhashPageRunHeader(page);
+
+			for (uint32 t = 0; t < header->ntables; t++)
+				header->trees[t].root -= delta;
+		}
+		buffer = ReadBufferExtended(bs->index, MAIN_FORKNUM, src - delta,
+									RBM_ZERO_AND_LOCK, NULL);
+		memcpy(BufferGetPage(buffer), page, BLCKSZ);
+		MarkBufferDirty(buffer);
+		UnlockReleaseBuffer(buffer);
+		CHECK_FOR_INTERRUPTS();
+	}
+	RelationTruncate(bs->index, end - delta);
+	run->header -= delta;
+	run->generation = generation;
+}
+
+/*
+ * Was the run at header written on consecutive new pages, nblocks_before
+ * up to the file's end, the header first?  (No page was free while it was
+ * written: the chunks' pages are freed only after.)
+ */
+static bool
+run_is_contiguous(BuildState *bs, const SimhashRunRef *run, BlockNumber nblocks_before)
+{
+	SimhashRunHeader *header = simhash_read_run_header(bs->index, run->header,
+														run->generation, NULL);
+	bool		contiguous = run->header == nblocks_before &&
+		(BlockNumber) header->npages == RelationGetNumberOfBlocks(bs->index) - nblocks_before;
+
+	pfree(header);
+	return contiguous;
 }
 
 /* Collect one row of the table: into the nulls, or the current chunk. */
@@ -235,22 +317,30 @@ simhash_build(Relation heap, Relation index, IndexInfo *indexInfo)
 		{
 			SimhashRunInput none = {NULL, NULL, 0};
 
+			BlockNumber nblocks_before;
+
 			if (bs.input.n > 0)
 				write_chunk(&bs);
+			nblocks_before = RelationGetNumberOfBlocks(index);
 			header = simhash_merge_runs(index, &blocks, bs.chunks, bs.nchunks, &none,
 										generation, SIMHASH_WRITE_BUILD, &nentries);
-			for (int i = 0; i < bs.nchunks; i++)
-				simhash_visit_run_pages(index, bs.chunks[i].header, bs.chunks[i].generation,
-										free_build_page, NULL, NULL);
-			IndexFreeSpaceMapVacuum(index);
 			if (header != InvalidBlockNumber)
 			{
 				SimhashRunRef merged = {header, 0, nentries, generation};
 
-				move_run_down(&bs, &merged);
+				if (run_is_contiguous(&bs, &merged, nblocks_before))
+					copy_run_down(&bs, &merged, nblocks_before,
+								  RelationGetNumberOfBlocks(index));
+				else
+				{
+					free_chunks(&bs);
+					move_run_down(&bs, &merged);
+				}
 				header = merged.header;
 				generation = merged.generation;
 			}
+			else
+				free_chunks(&bs);
 		}
 
 		nulls.generation = 1;

@@ -180,7 +180,8 @@ write_leaf(SimhashTreeWriter *tw, BlockNumber next)
 
 /*
  * Append an entry (key: its permuted hash) to the tree, after all others
- * (table 0's keys are the hashes; other tables store no TID).
+ * (table 0's keys are the hashes; other tables store no TID: hash and tid
+ * are then unused, tid may be NULL).
  */
 void
 simhash_tree_add(SimhashTreeWriter *tw, uint64 hash, ItemPointer tid, uint64 key)
@@ -315,8 +316,18 @@ simhash_write_tree(SimhashRunWriter *w, int t, const SimhashRunInput *input,
 	SimhashTreeWriter tw;
 
 	simhash_tree_begin(&tw, w, t);
-	for (size_t i = 0; i < input->n; i++)
-		simhash_tree_add(&tw, input->hashes[order[i]], &input->tids[order[i]], keys[i]);
+	/*
+	 * Table 0's keys are the hashes and only its leaves hold TIDs: the other
+	 * tables need nothing of the entries but their keys, so no entry is
+	 * fetched for them (order[] jumps at random through arrays far larger
+	 * than the caches).
+	 */
+	if (t == 0)
+		for (size_t i = 0; i < input->n; i++)
+			simhash_tree_add(&tw, keys[i], &input->tids[order[i]], keys[i]);
+	else
+		for (size_t i = 0; i < input->n; i++)
+			simhash_tree_add(&tw, 0, NULL, keys[i]);
 	return simhash_tree_end(&tw, height);
 }
 
