@@ -181,15 +181,23 @@ mark_chain(Relation index, BlockNumber first, uint16 kind, uint64 generation,
  * PostgreSQL 16, a radix tree from 17); asked in the tree's hash order,
  * every question lands somewhere else in a store that outgrows the
  * processor's caches on a large table.  So the leaves are read in batches
- * (their entries' TIDs and positions, within maintenance_work_mem), each
- * batch's TIDs are sorted and asked in order, and the dead bits are then
- * set leaf by leaf.  The leaves do not move meanwhile: the caller holds the
+ * (their entries' TIDs and positions, within maintenance_work_mem and
+ * 64 MB), each batch's TIDs are sorted and asked in order, and the dead
+ * bits are then set leaf by leaf.  The leaves do not move meanwhile: the caller holds the
  * metapage's lock, which every flush and merge takes, and only VACUUM sets
  * dead bits.
  */
 
 /* bytes of memory per entry of a batch: key, position and the sort's copies */
 #define MARK_BATCH_BYTES_PER_ENTRY (2 * (sizeof(uint64) + sizeof(uint32)))
+
+/*
+ * A batch's memory, at most (and at most maintenance_work_mem, which
+ * PostgreSQL's store of dead TIDs may fill beside it): 2.8M entries.  A
+ * larger batch gains nothing: the TIDs asked one after the other are
+ * already a few dead TIDs apart in the store, on the same cache lines.
+ */
+#define MARK_BATCH_MAX_BYTES ((size_t) 64 * 1024 * 1024)
 
 typedef struct MarkLeaf
 {
@@ -347,7 +355,8 @@ mark_tree_in_tid_order(Relation index, BlockNumber first, uint64 nentries,
 	Buffer		buffer;
 	SimhashEntry *decoded = palloc(SV_LEAF_MAX_ENTRIES * sizeof(SimhashEntry));
 	uint64		ndead = 0;
-	size_t		cap = (size_t) maintenance_work_mem * 1024 / MARK_BATCH_BYTES_PER_ENTRY;
+	size_t		cap = Min((size_t) maintenance_work_mem * 1024, MARK_BATCH_MAX_BYTES) /
+		MARK_BATCH_BYTES_PER_ENTRY;
 
 	memset(&b, 0, sizeof(b));
 	b.index = index;
