@@ -221,8 +221,28 @@ simhash_tokenizer_init(SimhashTokenizer *t, const char *in, size_t inlen,
 static inline __attribute__((always_inline)) size_t
 peek(const SimhashTokenizer *t, uint32_t *cp, int *cls)
 {
-	size_t		len = simhash_utf8_decode(t->in + t->pos, t->inlen - t->pos, cp);
-	uint32_t	c = *cp;
+	const unsigned char *p = t->in + t->pos;
+	size_t		len;
+	uint32_t	c;
+
+	/*
+	 * U+1000..U+CFFF (Myanmar, Khmer, Kana, Han, Hangul, ...): lead bytes
+	 * E1..EC begin no overlong form, surrogate or full-width ASCII, so a
+	 * valid sequence needs only its continuation bytes checked.
+	 */
+	if (p[0] >= 0xE1 && p[0] <= 0xEC && t->inlen - t->pos >= 3 &&
+		(p[1] & 0xC0) == 0x80 && (p[2] & 0xC0) == 0x80)
+	{
+		uint8_t		b;
+
+		c = (uint32_t) (p[0] & 0x0F) << 12 | (uint32_t) (p[1] & 0x3F) << 6 | (p[2] & 0x3F);
+		b = bmp_class[c];
+		*cls = b & CLASS_MASK;
+		*cp = (*cls != UC_SEP && (b & HAS_FOLD)) ? fold_search(c) : c;
+		return 3;
+	}
+	len = simhash_utf8_decode(p, t->inlen - t->pos, cp);
+	c = *cp;
 
 	if (c == UINT32_MAX)
 	{

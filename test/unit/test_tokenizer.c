@@ -171,6 +171,10 @@ random_text(char *in, size_t cap)
 		"ก", "ิ", "\xcc\x81", "Ａ", "ｚ", "１", "　", "\xe2\x84\xaa", "\xf0\xa0\x80\x80",
 		"\xf0\x9f\x98\x80", "\xff", "\xc0\xaf", "\xed\xa0\x80", "\xe4\xb8", "\x80",
 		"\xef\xbc", "Ⅻ", "①", "²",
+		/* three-byte characters read without the general decoder */
+		"\xe1\x80\x80", "\xec\xbf\xbf", "\xe0\xbf\xbf", "\xed\x9f\xbf",
+		"\xe3\x80", "\xe9\x41", "\xe5\xc0\x80", "Ⴀ", "Ⓐ", "\xe3\x80\xaa",
+		"\xe3\x82\x99", "가", "ខ", "က", "\xe3\x80\x80",
 	};
 	size_t		npieces = sizeof(pieces) / sizeof(pieces[0]);
 	size_t		len = next() % cap;
