@@ -110,7 +110,7 @@ BEGIN
 	-- the jobs' temporary tables
 	FOR f IN SELECT s.nsp, t.tab FROM unnest(ARRAY['sp_early', 'public']) s(nsp),
 	         unnest(ARRAY['simhash_citus_pairs', 'simhash_citus_edges', 'simhash_citus_keys',
-	                      'simhash_citus_linked', 'simhash_citus_rows', 'simhash_citus_followers']) t(tab) LOOP
+	                      'simhash_citus_linked', 'simhash_citus_rows']) t(tab) LOOP
 		EXECUTE format('CREATE TABLE %I.%I (id bigint, group_id bigint, a bigint, b bigint, n bigint, keys bigint[], distance integer)',
 		               f.nsp, f.tab);
 		EXECUTE format('INSERT INTO %I.%I VALUES (-1, -1, -1, -1, -1, ''{-1}'', 0)', f.nsp, f.tab);
@@ -176,7 +176,7 @@ BEGIN
 END
 $unplant$;
 DROP TABLE public.simhash_citus_pairs, public.simhash_citus_edges, public.simhash_citus_keys,
-	public.simhash_citus_linked, public.simhash_citus_rows, public.simhash_citus_followers, sp_docs;
+	public.simhash_citus_linked, public.simhash_citus_rows, sp_docs;
 RESET client_min_messages;
 
 -- An ordinary role runs the jobs with nothing but EXECUTE on the
