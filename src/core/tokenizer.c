@@ -233,24 +233,21 @@ peek(const SimhashTokenizer *t, uint32_t *cp, int *cls)
 	if (p[0] >= 0xE1 && p[0] <= 0xEC && t->inlen - t->pos >= 3 &&
 		(p[1] & 0xC0) == 0x80 && (p[2] & 0xC0) == 0x80)
 	{
-		uint8_t		b;
-
 		c = (uint32_t) (p[0] & 0x0F) << 12 | (uint32_t) (p[1] & 0x3F) << 6 | (p[2] & 0x3F);
-		b = bmp_class[c];
-		*cls = b & CLASS_MASK;
-		*cp = (*cls != UC_SEP && (b & HAS_FOLD)) ? fold_search(c) : c;
-		return 3;
+		len = 3;
 	}
-	len = simhash_utf8_decode(p, t->inlen - t->pos, cp);
-	c = *cp;
-
-	if (c == UINT32_MAX)
+	else
 	{
-		*cls = UC_SEP;
-		return len;
+		len = simhash_utf8_decode(p, t->inlen - t->pos, cp);
+		c = *cp;
+		if (c == UINT32_MAX)
+		{
+			*cls = UC_SEP;
+			return len;
+		}
+		if (c >= 0xFF01 && c <= 0xFF5E)
+			c -= 0xFEE0;		/* full-width ASCII */
 	}
-	if (c >= 0xFF01 && c <= 0xFF5E)
-		c -= 0xFEE0;			/* full-width ASCII */
 	*cls = class_of(c);
 	*cp = (*cls == UC_SEP) ? c : fold(c);
 	return len;

@@ -171,6 +171,7 @@ extern void simhash_check_declared_radius(Relation index);
 
 /* ---- pages.c: page initialisation, the page-access helper, metapage ---- */
 extern void simhash_init_page(Page page, uint16 kind, uint64 generation);
+extern void simhash_page_move_links(Page page, int64 delta);
 extern void simhash_write_page_image(Relation index, Buffer buffer, Page image);
 /* ranges simhash_log_page_ranges() logs at most, each at most an entry long */
 #define SIMHASH_MAX_LOGGED_RANGES 2
@@ -445,6 +446,23 @@ static inline bool
 simhash_run_is_format1(const SimhashRunRef *run)
 {
 	return run->format == SIMHASH_RUN_FORMAT1;
+}
+
+/*
+ * A heap TID as the 48-bit number (block << 16) | offset, which orders as
+ * TIDs do (scans' batches, VACUUM's batches), and back.
+ */
+static inline uint64
+simhash_tid_code(ItemPointer tid)
+{
+	return ((uint64) ItemPointerGetBlockNumberNoCheck(tid) << 16) |
+		ItemPointerGetOffsetNumberNoCheck(tid);
+}
+
+static inline void
+simhash_tid_decode(uint64 code, ItemPointer tid)
+{
+	ItemPointerSet(tid, (BlockNumber) (code >> 16), (OffsetNumber) (code & 0xFFFF));
 }
 
 /* ---- leaf.c: the compressed leaves of runs (format: "Format" above) ---- */

@@ -136,22 +136,7 @@ copy_run_down(BuildState *bs, SimhashRunRef *run, BlockNumber first, BlockNumber
 		if (opaque->generation != run->generation)
 			elog(ERROR, "simhash index build: page %u is not of the merged run", src);
 		opaque->generation = generation;
-		if (opaque->next != InvalidBlockNumber)
-			opaque->next -= delta;
-		if (opaque->kind == SIMHASH_INNER)
-		{
-			SimhashInnerItem *items = SimhashPageInner(page);
-
-			for (int i = 0; i < SimhashPageItems(page); i++)
-				items[i].child -= delta;
-		}
-		else if (opaque->kind == SIMHASH_RUN_HEADER)
-		{
-			SimhashRunHeader *header = SimhashPageRunHeader(page);
-
-			for (uint32 t = 0; t < header->ntables; t++)
-				header->trees[t].root -= delta;
-		}
+		simhash_page_move_links(page, -(int64) delta);
 		buffer = ReadBufferExtended(bs->index, MAIN_FORKNUM, src - delta,
 									RBM_ZERO_AND_LOCK, NULL);
 		memcpy(BufferGetPage(buffer), page, BLCKSZ);

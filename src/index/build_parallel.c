@@ -163,22 +163,7 @@ static void
 relocate_pages(char *mem, uint32 npages, BlockNumber base)
 {
 	for (uint32 i = 0; i < npages; i++)
-	{
-		Page		page = (Page) (mem + (Size) i * BLCKSZ);
-		SimhashPageOpaque opaque = SimhashPageGetOpaque(page);
-
-		if (opaque->next != InvalidBlockNumber)
-			opaque->next += base;
-		if (opaque->kind == SIMHASH_INNER)
-		{
-			SimhashInnerItem *items = SimhashPageInner(page);
-			int			nitems = (((PageHeader) page)->pd_lower - SizeOfPageHeaderData) /
-				sizeof(SimhashInnerItem);
-
-			for (int j = 0; j < nitems; j++)
-				items[j].child += base;
-		}
-	}
+		simhash_page_move_links((Page) (mem + (Size) i * BLCKSZ), (int64) base);
 }
 
 /*

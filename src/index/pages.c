@@ -41,6 +41,35 @@ simhash_init_page(Page page, uint16 kind, uint64 generation)
 }
 
 /*
+ * Move every block number a page of a run links to by delta: its next
+ * page, an inner page's children, a run header's roots (a tree or run
+ * written elsewhere than where it ends up).
+ */
+void
+simhash_page_move_links(Page page, int64 delta)
+{
+	SimhashPageOpaque opaque = SimhashPageGetOpaque(page);
+
+	if (opaque->next != InvalidBlockNumber)
+		opaque->next = (BlockNumber) ((int64) opaque->next + delta);
+	if (opaque->kind == SIMHASH_INNER)
+	{
+		SimhashInnerItem *items = SimhashPageInner(page);
+		int			n = SimhashPageItems(page);
+
+		for (int i = 0; i < n; i++)
+			items[i].child = (BlockNumber) ((int64) items[i].child + delta);
+	}
+	else if (opaque->kind == SIMHASH_RUN_HEADER)
+	{
+		SimhashRunHeader *header = SimhashPageRunHeader(page);
+
+		for (uint32 t = 0; t < header->ntables; t++)
+			header->trees[t].root = (BlockNumber) ((int64) header->trees[t].root + delta);
+	}
+}
+
+/*
  * Overwrite the page of buffer (locked exclusively) with image, or with a
  * free page if image is NULL, WAL-logged as a full-page image: a core
  * XLOG_FPI record (log_newpage_buffer()), whose redo restores the page

@@ -176,7 +176,7 @@ batch_next(Batch *b, ItemPointer tid, int32 *dist)
 			continue;
 		b->have_last = true;
 		b->last = key;
-		ItemPointerSet(tid, (BlockNumber) (key >> 16), (OffsetNumber) (key & 0xFFFF));
+		simhash_tid_decode(key & ((UINT64CONST(1) << 48) - 1), tid);
 		*dist = (int32) (key >> 48) == BATCH_NULL_DIST ? -1 : (int32) (key >> 48);
 		return true;
 	}
@@ -360,9 +360,7 @@ gather_match(void *arg, ItemPointer tid, uint64 hash)
 	else if (so->ordered)
 		code = BATCH_NULL_DIST;
 	check_tid(scan, tid);
-	batch_add(&so->batch, ((uint64) code << 48) |
-			  ((uint64) ItemPointerGetBlockNumberNoCheck(tid) << 16) |
-			  ItemPointerGetOffsetNumberNoCheck(tid));
+	batch_add(&so->batch, ((uint64) code << 48) | simhash_tid_code(tid));
 }
 
 /*
@@ -416,9 +414,7 @@ null_match(void *arg, ItemPointer tid, uint64 hash)
 	SimhashScanOpaque so = (SimhashScanOpaque) scan->opaque;
 
 	check_tid(scan, tid);
-	batch_add(&so->batch, ((uint64) BATCH_NULL_DIST << 48) |
-			  ((uint64) ItemPointerGetBlockNumberNoCheck(tid) << 16) |
-			  ItemPointerGetOffsetNumberNoCheck(tid));
+	batch_add(&so->batch, ((uint64) BATCH_NULL_DIST << 48) | simhash_tid_code(tid));
 }
 
 /* The rows whose key is NULL (key-less scans only). */

@@ -212,7 +212,7 @@ typedef struct MarkBatch
 	uint64		generation;		/* the run's */
 	BufferAccessStrategy strategy;
 	size_t		cap;			/* entries */
-	uint64	   *keys;			/* TIDs, (block << 32) | (offset << 16) */
+	uint64	   *keys;			/* TIDs, simhash_tid_code() << 16: the sort's top bits */
 	uint32	   *positions;		/* of each key, in the batch's leaves */
 	uint64	   *tmpkeys;
 	uint32	   *tmppositions;
@@ -222,20 +222,6 @@ typedef struct MarkBatch
 	int			nleaves;
 	int			capleaves;
 } MarkBatch;
-
-/* A heap TID as a key sorted by its top 48 bits, and back. */
-static inline uint64
-tid_key(ItemPointer tid)
-{
-	return ((uint64) ItemPointerGetBlockNumberNoCheck(tid) << 32) |
-		((uint64) ItemPointerGetOffsetNumberNoCheck(tid) << 16);
-}
-
-static inline void
-key_tid(uint64 key, ItemPointer tid)
-{
-	ItemPointerSet(tid, (BlockNumber) (key >> 32), (OffsetNumber) ((key >> 16) & 0xFFFF));
-}
 
 /* Set the dead bits of positions[0 .. n-1] (ascending) of the batch's leaves. */
 static void
@@ -286,7 +272,7 @@ mark_batch(MarkBatch *b, DeadMarker *marker, double *live)
 
 			if ((i & 0xFFFF) == 0)
 				CHECK_FOR_INTERRUPTS();
-			key_tid(b->keys[i], &tid);
+			simhash_tid_decode(b->keys[i] >> 16, &tid);
 			if (marker->callback(&tid, marker->callback_state))
 				b->tmpkeys[ndead++] = (uint64) b->positions[i] << 32;
 			else
@@ -330,7 +316,7 @@ batch_add_leaf(MarkBatch *b, Buffer buffer, SimhashEntry *decoded, DeadMarker *m
 			marker->nseen++;
 			continue;
 		}
-		b->keys[b->n] = tid_key(&decoded[i].tid);
+		b->keys[b->n] = simhash_tid_code(&decoded[i].tid) << 16;
 		b->positions[b->n] = b->npositions + i;
 		b->n++;
 	}
