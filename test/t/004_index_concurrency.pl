@@ -130,6 +130,7 @@ my $HOLD = 8000;
 my $FLUSH_WRITTEN = $HOLD + 8;		# SIMHASH_HOLD_FLUSH_WRITTEN
 my $VACUUM_MARKED = $HOLD + 9;		# SIMHASH_HOLD_VACUUM_MARKED
 my $hold = $node->background_psql('postgres');
+$hold->set_query_timer_restart;	# it waits while the held statements run
 
 # start $sql in a session of its own that waits at the hold point $key;
 # returns (session, pid) once it waits there
@@ -198,6 +199,7 @@ my ($vac, $vpid) = start_held('VACUUM marking', $VACUUM_MARKED, 'VACUUM cv');
 like(cancel_held($vac, $vpid, $VACUUM_MARKED), qr/canceling statement due to user request(?s:.*)while vacuuming index "cv_h"/,
 	'VACUUM is cancelled while it marks cv_h');
 index_check_ok($node, 'postgres', 'cv_h', 'after a VACUUM cancelled while marking', heapallindexed => 0);
+$hold->quit;
 my $cv_sql = q{
 	SELECT count(*) FILTER (WHERE a IS DISTINCT FROM b) FROM (
 		SELECT (SELECT array_agg(id ORDER BY id) FROM cv WHERE h <~> q <= 4) AS a,
@@ -259,7 +261,6 @@ check_index($node, 'postgres', 'after inserts under an old snapshot');
 
 $node->safe_psql('postgres', 'VACUUM t');
 check_index($node, 'postgres', 'after more inserts and a final VACUUM');
-$hold->quit;
 
 $node->stop;
 note sprintf('004_index_concurrency: %.1f s', time - $t0);
