@@ -64,30 +64,9 @@ FROM generate_series(0, 4) k;
 
 -- groups, linkage 'leader': in id order, join the nearest earlier leader
 -- within k (ties: least id), else lead
-CREATE FUNCTION dd_ref_leader(k int) RETURNS TABLE (id bigint, group_id bigint) LANGUAGE plpgsql AS $$
-DECLARE
-	r record;
-	l bigint;
-BEGIN
-	CREATE TEMP TABLE leaders (id bigint, h simhash64) ON COMMIT DROP;
-	CREATE TEMP TABLE result (id bigint, group_id bigint) ON COMMIT DROP;
-	FOR r IN SELECT * FROM dd ORDER BY dd.id LOOP
-		SELECT leaders.id INTO l FROM leaders
-		WHERE r.h IS NOT NULL AND hamming_distance(leaders.h, r.h) <= k
-		ORDER BY hamming_distance(leaders.h, r.h), leaders.id LIMIT 1;
-		IF l IS NULL THEN
-			INSERT INTO leaders VALUES (r.id, r.h);
-			INSERT INTO result VALUES (r.id, r.id);
-		ELSE
-			INSERT INTO result VALUES (r.id, l);
-		END IF;
-	END LOOP;
-	RETURN QUERY SELECT * FROM result;
-	DROP TABLE leaders;
-	DROP TABLE result;
-END $$;
+\i sql/ref_leader.psql
 SELECT k, (SELECT count(*) FROM (SELECT * FROM simhash_groups('dd', 'id', 'h', k, 'leader')
-                                 EXCEPT SELECT * FROM dd_ref_leader(k)) d) AS differ,
+                                 EXCEPT SELECT * FROM ref_leader('dd', k)) d) AS differ,
           (SELECT count(DISTINCT group_id) FROM simhash_groups('dd', 'id', 'h', k, 'leader')) AS groups
 FROM generate_series(0, 4) k;
 -- every row is within k of its leader
@@ -236,4 +215,4 @@ SELECT * FROM simhash_pairs(0, 'id', 'h');
 
 DROP TABLE dd, chain, same, typed, empty, big, many, "Odd ""Name""", nullid, jsonid;
 DROP FUNCTION dd_hx(text), dd_near(simhash64, text, int), dd_check_pairs(regclass, int, int),
-	dd_ref_connected(int), dd_ref_leader(int);
+	dd_ref_connected(int), ref_leader(regclass, int);

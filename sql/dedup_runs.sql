@@ -45,30 +45,9 @@ FROM generate_series(0, 2, 2) k ORDER BY k;
 
 -- leader linkage against its definition (in id order, join the nearest
 -- earlier leader, ties the least id; else lead)
-CREATE FUNCTION runs_ref_leader(k int) RETURNS TABLE (id bigint, group_id bigint) LANGUAGE plpgsql AS $$
-DECLARE
-	r record;
-	l bigint;
-BEGIN
-	CREATE TEMP TABLE leaders (id bigint, h simhash64);
-	CREATE TEMP TABLE result (id bigint, group_id bigint);
-	FOR r IN SELECT * FROM runs ORDER BY runs.id LOOP
-		SELECT leaders.id INTO l FROM leaders
-		WHERE r.h IS NOT NULL AND hamming_distance(leaders.h, r.h) <= k
-		ORDER BY hamming_distance(leaders.h, r.h), leaders.id LIMIT 1;
-		IF l IS NULL THEN
-			INSERT INTO leaders VALUES (r.id, r.h);
-			INSERT INTO result VALUES (r.id, r.id);
-		ELSE
-			INSERT INTO result VALUES (r.id, l);
-		END IF;
-	END LOOP;
-	RETURN QUERY SELECT * FROM result;
-	DROP TABLE leaders;
-	DROP TABLE result;
-END $$;
+\i sql/ref_leader.psql
 SELECT k, (SELECT count(*) FROM (SELECT * FROM simhash_groups('runs', 'id', 'h', k, 'leader')
-                                 EXCEPT SELECT * FROM runs_ref_leader(k)) d) AS differ
+                                 EXCEPT SELECT * FROM ref_leader('runs', k)) d) AS differ
 FROM generate_series(1, 4, 3) k;
 
 -- split into temporary files: 30,000 rows over 6000 fingerprints, four
@@ -109,4 +88,4 @@ SELECT count(*) FROM simhash_groups('ident', 'id', 'h', 3);
 RESET simhash.progress_interval;
 
 DROP TABLE runs, runs_big, ident;
-DROP FUNCTION runs_sum(text), runs_ref_leader(int);
+DROP FUNCTION runs_sum(text), ref_leader(regclass, int);

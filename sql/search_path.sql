@@ -50,9 +50,13 @@ DROP TABLE sp_docs;
 -- look-alikes of every function of the extension: in sp_early (early on
 -- the path) with the same signature, and in public (the extension's schema
 -- here) with text arguments, which untyped literals would prefer; look-alikes
--- of the built-ins they use in sp_early; operators of numeric and double
--- precision in both; tables named as the jobs' temporary tables in both.
--- Each announces itself if it ever runs or is read.
+-- of the built-ins they use in sp_early; look-alikes in both of what the
+-- jobs (C, their statements under search_path = pg_catalog, pg_temp) name
+-- without a schema: the aggregates count(*), min(bigint) and
+-- array_agg(bigint), row_number(), the operators of bigint (and bigint
+-- against integer); operators of numeric and double precision in both;
+-- tables named as the jobs' temporary tables in both.  Each announces
+-- itself if it ever runs or is read.
 CREATE TABLE sp_docs (id bigint, h simhash64, keys bigint[]);
 INSERT INTO sp_docs SELECT i, (i % 7)::bigint::simhash64, ARRAY[i % 3]::bigint[] FROM generate_series(1, 20) i;
 CREATE SCHEMA sp_early;
@@ -95,16 +99,36 @@ BEGIN
 	CREATE FUNCTION sp_early.unnest(anyarray) RETURNS SETOF anyelement LANGUAGE plpgsql AS $$BEGIN RAISE EXCEPTION 'planted sp_early.unnest ran'; END$$;
 	CREATE FUNCTION sp_early.create_distributed_table(regclass, text) RETURNS void LANGUAGE plpgsql AS $$BEGIN RAISE EXCEPTION 'planted sp_early.create_distributed_table ran'; END$$;
 	made := made + 10;
-	-- operators of numeric and double precision (the grid's SQL functions)
-	FOR f IN SELECT s.nsp, o.op, t.typ FROM unnest(ARRAY['sp_early', 'public']) s(nsp),
+	-- what the jobs' statements call without a schema: count(*) (OVER, in
+	-- simhash_groups_into on one node), min and array_agg of bigint and
+	-- row_number() OVER () (on Citus; a window function cannot be written
+	-- in PL/pgSQL, but a function of its name would be found first and fail)
+	FOR f IN SELECT s.nsp FROM unnest(ARRAY['sp_early', 'public']) s(nsp) LOOP
+		EXECUTE format('CREATE FUNCTION %I.sp_count_step(bigint) RETURNS bigint LANGUAGE plpgsql AS %L',
+		               f.nsp, format(body, f.nsp || '.count'));
+		EXECUTE format('CREATE AGGREGATE %I.count(*) (SFUNC = %I.sp_count_step, STYPE = bigint)', f.nsp, f.nsp);
+		EXECUTE format('CREATE FUNCTION %I.sp_min_step(bigint, bigint) RETURNS bigint LANGUAGE plpgsql AS %L',
+		               f.nsp, format(body, f.nsp || '.min'));
+		EXECUTE format('CREATE AGGREGATE %I.min(bigint) (SFUNC = %I.sp_min_step, STYPE = bigint)', f.nsp, f.nsp);
+		EXECUTE format('CREATE FUNCTION %I.sp_array_agg_step(bigint[], bigint) RETURNS bigint[] LANGUAGE plpgsql AS %L',
+		               f.nsp, format(body, f.nsp || '.array_agg'));
+		EXECUTE format('CREATE AGGREGATE %I.array_agg(bigint) (SFUNC = %I.sp_array_agg_step, STYPE = bigint[])', f.nsp, f.nsp);
+		EXECUTE format('CREATE FUNCTION %I.row_number() RETURNS bigint LANGUAGE plpgsql AS %L',
+		               f.nsp, format(body, f.nsp || '.row_number'));
+		made := made + 4;
+	END LOOP;
+	-- operators of numeric and double precision (the grid's SQL functions),
+	-- of bigint and of bigint against integer (the jobs' joins and filters)
+	FOR f IN SELECT s.nsp, o.op, t.l, t.r FROM unnest(ARRAY['sp_early', 'public']) s(nsp),
 	         unnest(ARRAY['<', '<=', '=', '>=', '>', '<>', '+', '-', '*', '/']) o(op),
-	         unnest(ARRAY['numeric', 'double precision']) t(typ) LOOP
+	         unnest(ARRAY['numeric', 'double precision', 'bigint', 'bigint'],
+	                ARRAY['numeric', 'double precision', 'bigint', 'integer']) t(l, r) LOOP
 		EXECUTE format('CREATE FUNCTION %I.%I(%s, %s) RETURNS %s LANGUAGE plpgsql AS %L', f.nsp,
-		               'sp_op_' || md5(f.op || f.typ), f.typ, f.typ,
-		               CASE WHEN f.op IN ('+', '-', '*', '/') THEN f.typ ELSE 'boolean' END,
+		               'sp_op_' || md5(f.op || f.l || f.r), f.l, f.r,
+		               CASE WHEN f.op IN ('+', '-', '*', '/') THEN f.l ELSE 'boolean' END,
 		               format(body, f.nsp || '.' || f.op));
 		EXECUTE format('CREATE OPERATOR %I.%s (LEFTARG = %s, RIGHTARG = %s, FUNCTION = %I.%I)',
-		               f.nsp, f.op, f.typ, f.typ, f.nsp, 'sp_op_' || md5(f.op || f.typ));
+		               f.nsp, f.op, f.l, f.r, f.nsp, 'sp_op_' || md5(f.op || f.l || f.r));
 		made := made + 1;
 	END LOOP;
 	-- the jobs' temporary tables

@@ -28,6 +28,8 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
+#include "shared/citus_catalog.h"
+
 #define FNAME "simhash_groups_into"
 
 /*
@@ -103,7 +105,7 @@ simhash_groups_into(PG_FUNCTION_ARGS)
 	Oid			idtype;
 	char	   *idtype_sql;
 	char	   *target;
-	char	   *dist_column = NULL;
+	AttrNumber	dist_att;
 	CitusJob	job;
 	uint64		written;
 
@@ -143,30 +145,21 @@ simhash_groups_into(PG_FUNCTION_ARGS)
 	ReleaseSysCache(tuple);
 	target = psprintf("%s.%s", quote_identifier(schema), quote_identifier(name));
 
-	if (dedup_citus_installed())
-	{
-		Oid			types[1] = {REGCLASSOID};
-		Datum		values[1] = {ObjectIdGetDatum(relid)};
-
-		citus_exec(&job, "SELECT pg_catalog.column_to_column_name(p.logicalrelid, p.partkey) FROM pg_catalog.pg_dist_partition p"
-				   " WHERE p.logicalrelid = $1 AND p.partmethod = 'h'", 1, types, values, NULL);
-		if (SPI_processed > 0)
-			dist_column = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-	}
+	dist_att = simhash_citus_hash_column(relid);
 	citus_exec(&job, psprintf("CREATE TABLE %s (id %s, group_id %s)", target, idtype_sql, idtype_sql),
 			   0, NULL, NULL, NULL);
-	if (dist_column != NULL)
+	if (dist_att != InvalidAttrNumber)
 	{
 		Oid			types[3] = {REGCLASSOID, TEXTOID, TEXTOID};
 		Datum		values[3];
 
 		values[0] = ObjectIdGetDatum(get_relname_relid(name, get_namespace_oid(schema, false)));
 		values[1] = CStringGetTextDatum("id");
-		values[2] = CStringGetTextDatum(strcmp(dist_column, id_column) == 0 ? job.relation : "default");
+		values[2] = CStringGetTextDatum(dist_att == att ? job.relation : "default");
 		citus_exec(&job, "SELECT pg_catalog.create_distributed_table($1, $2, colocate_with => $3)",
 				   3, types, values, NULL);
 	}
-	if (dist_column == NULL || (idtype != INT8OID && idtype != INT4OID && idtype != INT2OID) ||
+	if (dist_att == InvalidAttrNumber || (idtype != INT8OID && idtype != INT4OID && idtype != INT2OID) ||
 		!simhash_citus_jobs)
 	{
 		/* one node, or the rows read here (simhash_groups says why) */

@@ -29,6 +29,8 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
+#include "shared/citus_catalog.h"
+
 /* the work tables' shapes: suffix and columns (%1$s: the extension's schema) */
 static const struct
 {
@@ -226,15 +228,9 @@ citus_parts(CitusJob *job, const char *hash_column, const SimhashBlocks *b, char
 bool
 citus_distributed_by_id(CitusJob *job)
 {
-	Oid			types[2] = {REGCLASSOID, TEXTOID};
-	Datum		values[2];
+	AttrNumber	dist = simhash_citus_hash_column(job->relid);
 
-	values[0] = ObjectIdGetDatum(job->relid);
-	values[1] = CStringGetTextDatum(job->id_name);
-	citus_exec(job, "SELECT 1 FROM pg_catalog.pg_dist_partition p WHERE p.logicalrelid = $1 AND p.partmethod = 'h'"
-			   " AND pg_catalog.column_to_column_name(p.logicalrelid, p.partkey) = $2",
-			   2, types, values, NULL);
-	return SPI_processed > 0;
+	return dist != InvalidAttrNumber && dist == get_attnum(job->relid, job->id_name);
 }
 
 uint64

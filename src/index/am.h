@@ -53,6 +53,10 @@
 #define SIMHASH_BUILD_PHASE_SCAN	2	/* reading the table */
 #define SIMHASH_BUILD_PHASE_WRITE	3	/* sorting the tables, writing the run */
 
+/* hold points of index writes for tests (test_hold.c: simhash.test_hold_phases + n) */
+#define SIMHASH_HOLD_FLUSH_WRITTEN	8	/* a flush's new run written, not yet in the metapage */
+#define SIMHASH_HOLD_VACUUM_MARKED	9	/* VACUUM has set dead bits in a leaf of a run */
+
 /* strategy numbers of the operator class */
 #define SIMHASH_WITHIN_STRATEGY			1	/* simhash64 <@ simhash_ball */
 #define SIMHASH_DISTANCE_STRATEGY		2	/* ORDER BY simhash64 <~> simhash64 */

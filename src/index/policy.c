@@ -12,6 +12,7 @@
 #include "utils/memutils.h"
 
 #include "am.h"
+#include "simhash.h"
 
 /*
  * How much larger than the entries taken so far a run may be and still be
@@ -139,6 +140,8 @@ simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 	newheader = simhash_merge_runs(index, &blocks, meta.runs + first_merged,
 								   meta.nruns - first_merged, &input, generation,
 								   SIMHASH_WRITE_LOGGED, &newcount);
+	/* the flushing lanes are published, the new run is not yet */
+	simhash_test_hold_phase(SIMHASH_HOLD_FLUSH_WRITTEN);
 
 	/* swap: only we change runs and the flushing list (heavyweight lock) */
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);

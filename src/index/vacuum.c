@@ -26,6 +26,7 @@
 
 #include "am.h"
 #include "core/index_pages.h"
+#include "simhash.h"
 
 /* a run is rewritten by VACUUM when this share of its entries is dead */
 #define SIMHASH_VACUUM_DEAD_FRACTION 0.1
@@ -250,6 +251,8 @@ set_dead_bits(MarkBatch *b, const uint32 *positions, size_t n)
 			sv_leaf_set_dead(PageGetContents(page), (int) (positions[k] - leaf->first));
 		GenericXLogFinish(state);
 		UnlockReleaseBuffer(buffer);
+		/* some of the run's dead entries are marked, its header not yet */
+		simhash_test_hold_phase(SIMHASH_HOLD_VACUUM_MARKED);
 		simhash_vacuum_delay_point();
 	}
 }

@@ -52,14 +52,12 @@
  */
 #include "join.h"
 
-#include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "catalog/dependency.h"
 #include "catalog/index.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_index.h"
-#include "catalog/pg_namespace.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
@@ -80,6 +78,8 @@
 #include "utils/regproc.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
+
+#include "shared/citus_catalog.h"
 #include "utils/typcache.h"
 
 #include "compat.h"
@@ -102,7 +102,6 @@ typedef struct CitusJoin
 	AttrNumber	dist[2];		/* the distribution columns */
 } CitusJoin;
 
-static AttrNumber citus_hash_column(Oid relid);
 
 /* the Var under node (through binary-compatible casts), or NULL */
 static Var *
@@ -217,10 +216,10 @@ recognise(Query *parse, ParamListInfo boundParams, CitusJoin *j)
 	if (n != 2 || !collect_quals((Node *) parse->jointree, &quals))
 		return false;
 	/* both hash-distributed by Citus (nothing more is done without Citus) */
-	j->dist[0] = citus_hash_column(j->rte[0]->relid);
+	j->dist[0] = simhash_citus_hash_column(j->rte[0]->relid);
 	if (j->dist[0] == InvalidAttrNumber)
 		return false;
-	j->dist[1] = citus_hash_column(j->rte[1]->relid);
+	j->dist[1] = simhash_citus_hash_column(j->rte[1]->relid);
 	if (j->dist[1] == InvalidAttrNumber)
 		return false;
 
@@ -304,69 +303,6 @@ recognise(Query *parse, ParamListInfo boundParams, CitusJoin *j)
 		}
 	}
 	return j->radius >= 0;
-}
-
-/*
- * The distribution column of relid if it is a hash-distributed Citus
- * table, else InvalidAttrNumber (also without Citus); from Citus's catalog
- * pg_dist_partition (partmethod 'h', partkey the column's Var as text).
- */
-static AttrNumber
-citus_hash_column(Oid relid)
-{
-	Oid			catalog = get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE);
-	Relation	rel;
-	TupleDesc	desc;
-	SysScanDesc scan;
-	HeapTuple	tuple;
-	AttrNumber	result = InvalidAttrNumber;
-	int			att_relid = -1,
-				att_method = -1,
-				att_key = -1;
-
-	if (!OidIsValid(catalog))
-		return InvalidAttrNumber;
-	rel = table_open(catalog, AccessShareLock);
-	desc = RelationGetDescr(rel);
-	for (int i = 0; i < desc->natts; i++)
-	{
-		const char *name = NameStr(TupleDescAttr(desc, i)->attname);
-
-		if (strcmp(name, "logicalrelid") == 0)
-			att_relid = i;
-		else if (strcmp(name, "partmethod") == 0)
-			att_method = i;
-		else if (strcmp(name, "partkey") == 0)
-			att_key = i;
-	}
-	if (att_relid < 0 || att_method < 0 || att_key < 0)
-	{
-		table_close(rel, AccessShareLock);
-		return InvalidAttrNumber;
-	}
-	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
-	while (HeapTupleIsValid(tuple = systable_getnext(scan)))
-	{
-		bool		isnull;
-		Datum		d = heap_getattr(tuple, att_relid + 1, desc, &isnull);
-		Node	   *key;
-
-		if (isnull || DatumGetObjectId(d) != relid)
-			continue;
-		d = heap_getattr(tuple, att_method + 1, desc, &isnull);
-		if (isnull || DatumGetChar(d) != 'h')
-			break;
-		d = heap_getattr(tuple, att_key + 1, desc, &isnull);
-		if (isnull)
-			break;
-		key = stringToNode(TextDatumGetCString(d));
-		if (key && IsA(key, Var))
-			result = ((Var *) key)->varattno;
-		break;
-	}
-	systable_endscan(scan);
-	table_close(rel, AccessShareLock);
-	return result;
 }
 
 /* whether relid has a unique, immediate, plain index on exactly column att */

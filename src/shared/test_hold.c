@@ -15,6 +15,10 @@
  * then unlocks: the workers are seen at a known point, whatever the load.
  * Off, the hold point costs one comparison per worker.
  *
+ * The setting simhash.test_hold_phases names a base key: a job or an index
+ * build entering a phase, or an index write at one of its hold points
+ * (index/am.h), waits on base + that number (simhash_test_hold_phase()).
+ *
  *-------------------------------------------------------------------------
  */
 #include "simhash.h"
@@ -67,10 +71,12 @@ simhash_test_hold_point(void)
 }
 
 /*
- * Where a job (progress.c) or an index build enters phase (1..16): wait
- * while a test holds the advisory lock simhash.test_hold_phases + phase, so
- * that it can read the progress views at a known point.  A test holds the
- * keys of every phase it wants to see, and releases them one by one.
+ * Where a job (progress.c) or an index build enters phase (1..16), or an
+ * index write reaches a point a test must see (index/am.h: a flush with its
+ * run written, VACUUM with dead bits set): wait while a test holds the
+ * advisory lock simhash.test_hold_phases + phase, so that it can read the
+ * progress views, or cancel the statement, at a known point.  A test holds
+ * the keys of every phase it wants to see, and releases them one by one.
  */
 void
 simhash_test_hold_phase(int phase)

@@ -82,24 +82,29 @@ null_fraction(VariableStatData *vardata)
 	return 0.0;
 }
 
-/* a radius expression (already estimated) to -1..64 */
-static int
-radius_of(Node *k, bool *isnull)
+/*
+ * The radius expression k (NULL: none given), as the planner estimates it,
+ * to -1..64 in *radius; false when it is NULL (no row is within it).
+ */
+static bool
+estimated_radius(PlannerInfo *root, Node *k, int *radius)
 {
-	*isnull = false;
-	if (k && IsA(k, Const))
+	Node	   *est = k ? estimate_expression_value(root, k) : NULL;
+
+	*radius = SIMHASH_DEFAULT_RADIUS;
+	if (est && IsA(est, Const))
 	{
-		Const	   *c = (Const *) k;
+		Const	   *c = (Const *) est;
 
 		if (c->constisnull)
 		{
-			*isnull = true;
-			return SIMHASH_BALL_EMPTY;
+			*radius = SIMHASH_BALL_EMPTY;
+			return false;
 		}
 		if (c->consttype == INT8OID)
-			return simhash_ball_clamp_radius(DatumGetInt64(c->constvalue));
+			*radius = simhash_ball_clamp_radius(DatumGetInt64(c->constvalue));
 	}
-	return SIMHASH_DEFAULT_RADIUS;
+	return true;
 }
 
 /*
@@ -220,12 +225,10 @@ within_restriction(PlannerInfo *root, const SimhashOids *oids, Node *a,
 	VariableStatData vardata;
 	Node	   *other;
 	bool		varonleft;
-	bool		knull;
 	int			radius;
 	Selectivity selec;
 
-	radius = radius_of(k ? estimate_expression_value(root, k) : NULL, &knull);
-	if (knull)
+	if (!estimated_radius(root, k, &radius))
 		return 0.0;
 
 	if (!get_restriction_variable(root, list_make2(a, b), varRelid,
@@ -257,12 +260,10 @@ within_join(PlannerInfo *root, Node *a, Node *b, Node *k,
 	VariableStatData vardata1;
 	VariableStatData vardata2;
 	bool		reversed;
-	bool		knull;
 	int			radius;
 	Selectivity selec;
 
-	radius = radius_of(k ? estimate_expression_value(root, k) : NULL, &knull);
-	if (knull)
+	if (!estimated_radius(root, k, &radius))
 		return 0.0;
 
 	get_join_variables(root, list_make2(a, b), sjinfo,

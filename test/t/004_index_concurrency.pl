@@ -4,10 +4,10 @@
 # snapshot, the index's answer with the sequential reference and fails if a
 # returned row is farther than the radius.  Afterwards simhash_index_check
 # passes and all answers equal the reference.  Bounded by a transaction
-# count per client.  Then: inserts cancelled by statement_timeout (some in
-# a flush) while another session queries; a VACUUM cancelled while it
-# marks; simhash_index_check(idx, false) during inserts; inserts under an
-# old snapshot (the pending list must stay short).
+# count per client.  Then, held at known points (test_hold.c): an insert
+# cancelled in its flush while another session queries, and a VACUUM
+# cancelled while it marks; simhash_index_check(idx, false) during
+# inserts; inserts under an old snapshot (the pending list must stay short).
 use strict;
 use warnings;
 use FindBin;
@@ -122,50 +122,84 @@ note 'deadlocks retried: ' . scalar(() = $log =~ /deadlock detected/g);
 
 check_index($node, 'postgres', 'after the concurrent run', max_radius => 6);
 
-# inserts cancelled by statement_timeout, some in the middle of a flush
-# or merge, while another session queries
-my $script = join '', map {
-	"SET statement_timeout = '" . (5 + ($_ * 37) % 150) . "ms';\n"
-	  . insert_sql(1, 400, 1000 + 10 * $_, 1009 + 10 * $_) . ";\nRESET statement_timeout;\n"
-} 1 .. 20;
-my $reader = $node->background_psql('postgres');
-$reader->query_until(qr/reading/,
-	"\\echo reading\n" . join('', map { "SELECT probe($_, 3, 4, false);\n" } 1 .. 300) . "\\echo readdone\n");
-my ($rc, $out, $err) = $node->psql('postgres', $script, on_error_stop => 0);
-my $cancelled = () = $err =~ /canceling statement due to statement timeout/g;
-note "$cancelled of 20 inserts cancelled; " . index_meta($node, 'postgres', 't_h');
-cmp_ok($cancelled, '>', 0, 'some inserts were cancelled');
-$reader->query_until(qr/readdone/, '');
-is($reader->{stderr}, '', 'the concurrent reader saw no error');
-$reader->quit;
-check_index($node, 'postgres', 'after cancelled inserts');
+# The cancels below are held at a known point (src/shared/test_hold.c,
+# simhash.test_hold_phases; the points are in src/index/am.h): the holder
+# session keeps the point's advisory lock, the statement waits there, the
+# test cancels it and checks what it left, whatever the machine's speed.
+my $HOLD = 8000;
+my $FLUSH_WRITTEN = $HOLD + 8;		# SIMHASH_HOLD_FLUSH_WRITTEN
+my $VACUUM_MARKED = $HOLD + 9;		# SIMHASH_HOLD_VACUUM_MARKED
+my $hold = $node->background_psql('postgres');
+$hold->set_query_timer_restart;	# it waits while the held statements run
 
-# a VACUUM cancelled while it marks dead entries in the runs' tables (20
-# tables: blocks 6, max_distance 3, for a wide window)
+# start $sql in a session of its own that waits at the hold point $key;
+# returns (session, pid) once it waits there
+sub start_held
+{
+	my ($name, $key, $sql) = @_;
+	$hold->query_safe("SELECT pg_advisory_lock($key);");
+	my $s = $node->background_psql('postgres', on_error_stop => 0);
+	my $pid = $s->query_safe("SET simhash.test_hold_phases = $HOLD; SELECT pg_backend_pid();");
+	chomp $pid;
+	$s->query_until(qr/started/, "\\echo started\n$sql;\n");
+	$node->poll_query_until('postgres', qq{
+		SELECT count(*) > 0 FROM pg_stat_activity
+		WHERE pid = $pid AND wait_event_type = 'Lock' AND wait_event = 'advisory'
+	}) or die "$name: the statement never reached its hold point";
+	return ($s, $pid);
+}
+
+# cancel the held statement of (session, pid), release the hold point;
+# returns the statement's error
+sub cancel_held
+{
+	my ($s, $pid, $key) = @_;
+	$node->safe_psql('postgres', "SELECT pg_cancel_backend($pid)");
+	$s->query('SELECT 1 AS done;');
+	my $err = $s->{stderr};
+	$s->quit;
+	$hold->query_safe("SELECT pg_advisory_unlock($key);");
+	return $err;
+}
+
+# the probes of a reader session: index scans equal the reference
+my $probes = join('', map { "SELECT probe($_, 3, 4, false);\n" } 1 .. 100);
+
+# an insert cancelled in the middle of a flush: the pending lanes are
+# published as flushing lanes and the new run is written, but the metapage
+# does not list it yet; another session queries meanwhile.  The flushing
+# lanes stay behind, and the next flush must sort them (an insert of 4,000
+# rows passes the 2,040 entries that start a flush).
+my ($ins, $ipid) = start_held('insert in a flush', $FLUSH_WRITTEN, insert_sql(1, 400, 1010, 1019));
+my $held_meta = index_meta($node, 'postgres', 't_h');
+note "an insert held in its flush: $held_meta";
+my ($prc, $pout, $perr) = $node->psql('postgres', $probes);
+is($prc, 0, 'queries while a flush is held after writing its run equal the reference') or diag($perr);
+like(cancel_held($ins, $ipid, $FLUSH_WRITTEN), qr/canceling statement due to user request/,
+	'the insert is cancelled in its flush');
+my $left = $node->safe_psql('postgres', 'SELECT flushing FROM index_meta($$t_h$$)');
+cmp_ok($left, '>', 0, "the cancelled flush left its flushing lanes behind ($left entries)");
+($prc, $pout, $perr) = $node->psql('postgres', $probes);
+is($prc, 0, 'queries after the cancelled flush equal the reference') or diag($perr);
+check_index($node, 'postgres', 'after an insert cancelled in a flush');
+$node->safe_psql('postgres', insert_sql(1, 400, 1020, 1029));
+is($node->safe_psql('postgres', 'SELECT flushing FROM index_meta($$t_h$$)'), '0',
+	'the next flush sorted the flushing lanes left behind');
+check_index($node, 'postgres', 'after the next flush');
+
+# a VACUUM cancelled while it marks dead entries in a run's table 0:
+# some leaves have their dead bits, the run's header does not count them
 $node->safe_psql('postgres', q{
 	CREATE TABLE cv WITH (autovacuum_enabled = false) AS
 		SELECT g AS id, simhash_hash('cv' || g)::simhash64 AS h FROM generate_series(1, 100000) g;
 	CREATE INDEX cv_h ON cv USING simhash (h) WITH (blocks = 6, max_distance = 3);
 	DELETE FROM cv WHERE id % 3 = 0;
 });
-my $cut = 0;
-for my $ms (map { 5 * $_ } 1 .. 100)
-{
-	my ($vrc, $vout, $verr) = $node->psql('postgres', "SET statement_timeout = '${ms}ms'; VACUUM cv");
-	if ($vrc != 0 && $verr =~ /while vacuuming index "cv_h"/)
-	{
-		note "VACUUM cancelled after $ms ms while vacuuming cv_h";
-		$cut = 1;
-		last;
-	}
-	last if $vrc == 0;
-}
-SKIP:
-{
-	skip 'no VACUUM was cancelled while it vacuumed cv_h', 1 unless $cut;
-	my ($crc, $cout, $cerr) = $node->psql('postgres', "SELECT simhash_index_check('cv_h', false)");
-	is($crc, 0, 'simhash_index_check passes after a VACUUM cancelled while marking') or diag($cerr);
-}
+my ($vac, $vpid) = start_held('VACUUM marking', $VACUUM_MARKED, 'VACUUM cv');
+like(cancel_held($vac, $vpid, $VACUUM_MARKED), qr/canceling statement due to user request(?s:.*)while vacuuming index "cv_h"/,
+	'VACUUM is cancelled while it marks cv_h');
+index_check_ok($node, 'postgres', 'cv_h', 'after a VACUUM cancelled while marking', heapallindexed => 0);
+$hold->quit;
 my $cv_sql = q{
 	SELECT count(*) FILTER (WHERE a IS DISTINCT FROM b) FROM (
 		SELECT (SELECT array_agg(id ORDER BY id) FROM cv WHERE h <~> q <= 4) AS a,
