@@ -80,6 +80,15 @@ typedef PGAlignedBlock PGIOAlignedBlock;
 #endif
 
 /*
+ * Whether this process is an autovacuum worker (17 replaced the function
+ * by a test of the backend type).
+ */
+#if PG_VERSION_NUM < 170000
+#include "postmaster/autovacuum.h"
+#define AmAutoVacuumWorkerProcess()		IsAutoVacuumWorkerProcess()
+#endif
+
+/*
  * This backend's local transaction id and its PGPROC's number (17 moved
  * the first into vxid and replaced the second by MyProcNumber).
  */

@@ -18,6 +18,7 @@
 #include "catalog/storage.h"
 #include "commands/vacuum.h"
 #include "miscadmin.h"
+#include "postmaster/autovacuum.h"
 #include "storage/freespace.h"
 #include "storage/indexfsm.h"
 #include "storage/lmgr.h"
@@ -182,8 +183,8 @@ mark_chain(Relation index, BlockNumber first, uint16 kind, uint64 generation,
  * PostgreSQL 16, a radix tree from 17); asked in the tree's hash order,
  * every question lands somewhere else in a store that outgrows the
  * processor's caches on a large table.  So the leaves are read in batches
- * (their entries' TIDs and positions, within maintenance_work_mem and
- * 64 MB), each batch's TIDs are sorted and asked in order, and the dead
+ * (their entries' TIDs and positions, within the VACUUM's memory setting
+ * and 64 MB), each batch's TIDs are sorted and asked in order, and the dead
  * bits are then set leaf by leaf.  The leaves do not move meanwhile: the caller holds the
  * metapage's lock, which every flush and merge takes, and only VACUUM sets
  * dead bits.
@@ -193,12 +194,25 @@ mark_chain(Relation index, BlockNumber first, uint16 kind, uint64 generation,
 #define MARK_BATCH_BYTES_PER_ENTRY (2 * (sizeof(uint64) + sizeof(uint32)))
 
 /*
- * A batch's memory, at most (and at most maintenance_work_mem, which
+ * A batch's memory, at most (and at most the VACUUM's memory setting, which
  * PostgreSQL's store of dead TIDs may fill beside it): 2.8M entries.  A
  * larger batch gains nothing: the TIDs asked one after the other are
  * already a few dead TIDs apart in the store, on the same cache lines.
  */
 #define MARK_BATCH_MAX_BYTES ((size_t) 64 * 1024 * 1024)
+
+/*
+ * The memory setting of this VACUUM in kB, as PostgreSQL sizes its store of
+ * dead TIDs: autovacuum_work_mem in an autovacuum worker when it is set,
+ * else maintenance_work_mem.
+ */
+static int
+vacuum_work_mem(void)
+{
+	if (AmAutoVacuumWorkerProcess() && autovacuum_work_mem != -1)
+		return autovacuum_work_mem;
+	return maintenance_work_mem;
+}
 
 typedef struct MarkLeaf
 {
@@ -344,8 +358,9 @@ mark_tree_in_tid_order(Relation index, BlockNumber first, uint64 nentries,
 	Buffer		buffer;
 	SimhashEntry *decoded = palloc(SV_LEAF_MAX_ENTRIES * sizeof(SimhashEntry));
 	uint64		ndead = 0;
-	size_t		cap = Min((size_t) maintenance_work_mem * 1024, MARK_BATCH_MAX_BYTES) /
+	size_t		cap = Min((size_t) vacuum_work_mem() * 1024, MARK_BATCH_MAX_BYTES) /
 		MARK_BATCH_BYTES_PER_ENTRY;
+	int			nbatches = 0;
 
 	memset(&b, 0, sizeof(b));
 	b.index = index;
@@ -372,6 +387,7 @@ mark_tree_in_tid_order(Relation index, BlockNumber first, uint64 nentries,
 		{
 			LockBuffer(buffer, BUFFER_LOCK_UNLOCK);
 			ndead += mark_batch(&b, marker, live);
+			nbatches++;
 			LockBuffer(buffer, BUFFER_LOCK_SHARE);
 		}
 		batch_add_leaf(&b, buffer, decoded, marker);
@@ -379,6 +395,9 @@ mark_tree_in_tid_order(Relation index, BlockNumber first, uint64 nentries,
 		simhash_vacuum_delay_point();
 	}
 	ndead += mark_batch(&b, marker, live);
+	nbatches++;
+	elog(DEBUG1, "simhash index \"%s\": " UINT64_FORMAT " entries of a run asked in %d batches of at most %zu",
+		 RelationGetRelationName(index), nentries, nbatches, cap);
 
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
