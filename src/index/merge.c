@@ -7,9 +7,12 @@
  *
  * Which entries are dead: table 0's tree holds the dead bits (the other
  * trees hold keys only, format 2).  The hashes of the dead entries are
- * collected while merging table 0; the later tables then skip, for each
- * collected hash, one key equal to it (a hash can occur several times among
- * the runs merged, dead and live).
+ * collected while merging table 0.  Before each later table they are
+ * permuted into its keys and sorted, and the merged stream, which comes in
+ * the same order, skips one entry for each dead key equal to its own: a
+ * hash can occur several times among the runs merged, dead and live, and
+ * the copies are alike in a table that holds keys only.  So the dead
+ * entries cost one step each per table, not a search each.
  *
  * A run of format 1 (format1.c: its trees sorted by prefix only) is not
  * streamed: its live entries join the in-memory list.
@@ -23,11 +26,11 @@
 /* the dead entries of the runs merged (see the header comment) */
 typedef struct MergeDead
 {
-	uint64	   *hashes;			/* sorted once table 0 is merged */
-	bool	   *used;			/* taken by the current table */
+	uint64	   *keys;			/* hashes; the current table's keys, sorted */
 	size_t		n;
 	size_t		cap;
-	bool		collecting;		/* table 0: collect, later tables: take */
+	size_t		next;			/* later tables: the first key not yet skipped */
+	bool		collecting;		/* table 0: collect, later tables: skip */
 } MergeDead;
 
 /*
@@ -49,57 +52,65 @@ typedef struct MergeSource
 	MergeDead  *dead;
 } MergeSource;
 
-/* Take one unused dead hash equal to hash, if there is one. */
-static bool
-take_dead_hash(MergeDead *dead, uint64 hash)
-{
-	size_t		a = 0,
-				b = dead->n;
-
-	while (a < b)
-	{
-		size_t		mid = (a + b) / 2;
-
-		if (dead->hashes[mid] < hash)
-			a = mid + 1;
-		else
-			b = mid;
-	}
-	for (; a < dead->n && dead->hashes[a] == hash; a++)
-		if (!dead->used[a])
-		{
-			dead->used[a] = true;
-			return true;
-		}
-	return false;
-}
-
-/* Is entry e of a run dead (and so left out of the merge)? */
+/* Table 0: is entry e of a run dead?  Its hash is then collected. */
 static bool
 entry_is_dead(MergeDead *dead, const SimhashEntry *e)
 {
-	if (!dead->collecting)
-		return dead->n > 0 && take_dead_hash(dead, e->hash);
-	if (!(e->flags & SIMHASH_ENTRY_DEAD))
+	if (!dead->collecting || !(e->flags & SIMHASH_ENTRY_DEAD))
 		return false;
 	if (dead->n >= dead->cap)
 	{
 		dead->cap = Max(dead->cap * 2, 64);
-		dead->hashes = dead->hashes ? repalloc_huge(dead->hashes, dead->cap * sizeof(uint64)) :
+		dead->keys = dead->keys ? repalloc_huge(dead->keys, dead->cap * sizeof(uint64)) :
 			MemoryContextAllocHuge(CurrentMemoryContext, dead->cap * sizeof(uint64));
 	}
-	dead->hashes[dead->n++] = e->hash;
+	dead->keys[dead->n++] = e->hash;
 	return true;
 }
 
-/* After table 0: sort the dead hashes for the later tables to take. */
+#define ST_SORT sort_dead_keys
+#define ST_ELEMENT_TYPE uint64
+#define ST_COMPARE(a, b) (*(a) < *(b) ? -1 : *(a) > *(b) ? 1 : 0)
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+/* Before a later table: the dead hashes to its keys, sorted, none skipped. */
 static void
-dead_hashes_ready(MergeDead *dead)
+dead_keys_begin(MergeDead *dead, const SimhashTable *tab)
 {
-	if (dead->n > 1)
-		qsort(dead->hashes, dead->n, sizeof(uint64), simhash_cmp_uint64);
-	dead->used = palloc0(Max(dead->n, 1) * sizeof(bool));
+	for (size_t i = 0; i < dead->n; i++)
+		dead->keys[i] = simhash_table_permute(tab, dead->keys[i]);
+	sort_dead_keys(dead->keys, dead->n);
+	dead->next = 0;
 	dead->collecting = false;
+}
+
+/* After a later table: its dead keys back to hashes. */
+static void
+dead_keys_end(MergeDead *dead, const SimhashTable *tab)
+{
+	for (size_t i = 0; i < dead->n; i++)
+		dead->keys[i] = simhash_table_unpermute(tab, dead->keys[i]);
+}
+
+/*
+ * Later tables: should the merged stream's next entry, of key, be skipped
+ * as one of the dead?  Called in key order.  A dead key that no entry
+ * matches is passed by; the table's count of entries then differs from
+ * table 0's, which the merge reports as corruption.
+ */
+static inline bool
+dead_key_skip(MergeDead *dead, uint64 key)
+{
+	while (dead->next < dead->n && dead->keys[dead->next] < key)
+		dead->next++;
+	if (dead->next < dead->n && dead->keys[dead->next] == key)
+	{
+		dead->next++;
+		return true;
+	}
+	return false;
 }
 
 /* Move to the next live entry (the first one on the first call). */
@@ -231,8 +242,8 @@ simhash_merge_runs(Relation index, const SimhashBlocks *blocks,
 		MergeSource *best;
 
 		simhash_table_init(blocks, t, tab);
-		if (dead.used)
-			memset(dead.used, 0, Max(dead.n, 1) * sizeof(bool));
+		if (t > 0)
+			dead_keys_begin(&dead, tab);
 		for (int r = 0; r < nruns; r++)
 		{
 			MergeSource *src = &sources[r];
@@ -264,7 +275,9 @@ simhash_merge_runs(Relation index, const SimhashBlocks *blocks,
 		simhash_tree_begin(&tw, &w, t);
 		while ((best = smallest_source(sources, nsources, tab)) != NULL)
 		{
-			if (best->list)
+			if (t > 0 && dead_key_skip(&dead, best->key))
+				;				/* its entry is dead in table 0 */
+			else if (best->list)
 				simhash_tree_add(&tw, list->hashes[best->order[best->lpos]],
 								 &list->tids[best->order[best->lpos]], best->key);
 			else
@@ -275,8 +288,6 @@ simhash_merge_runs(Relation index, const SimhashBlocks *blocks,
 
 		if (t == 0)
 		{
-			/* later tables skip what table 0 had marked dead */
-			dead_hashes_ready(&dead);
 			*nentries = tw.nentries;
 			if (tw.nentries == 0)
 			{
@@ -289,10 +300,14 @@ simhash_merge_runs(Relation index, const SimhashBlocks *blocks,
 				return InvalidBlockNumber;
 			}
 		}
-		else if (tw.nentries != *nentries)
-			simhash_report_corrupt(index, nruns > 0 ? runs[0].header : headblk,
-								   psprintf("A merge found " UINT64_FORMAT " entries in table %d, " UINT64_FORMAT " in table 0.",
-											tw.nentries, t, *nentries));
+		else
+		{
+			dead_keys_end(&dead, tab);
+			if (tw.nentries != *nentries)
+				simhash_report_corrupt(index, nruns > 0 ? runs[0].header : headblk,
+									   psprintf("A merge found " UINT64_FORMAT " entries in table %d, " UINT64_FORMAT " in table 0.",
+												tw.nentries, t, *nentries));
+		}
 		header->trees[t].root = simhash_tree_end(&tw, &header->trees[t].height);
 		header->trees[t].pad = 0;
 	}
