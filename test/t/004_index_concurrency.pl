@@ -17,6 +17,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes qw(time);
 use SimhashIndexTest;
+use SimhashHold;
 
 
 my $t0 = time;
@@ -138,15 +139,9 @@ sub start_held
 {
 	my ($name, $key, $sql) = @_;
 	$hold->query_safe("SELECT pg_advisory_lock($key);");
-	my $s = $node->background_psql('postgres', on_error_stop => 0);
-	my $pid = $s->query_safe("SET simhash.test_hold_phases = $HOLD; SELECT pg_backend_pid();");
-	chomp $pid;
-	$s->query_until(qr/started/, "\\echo started\n$sql;\n");
-	$node->poll_query_until('postgres', qq{
-		SELECT count(*) > 0 FROM pg_stat_activity
-		WHERE pid = $pid AND wait_event_type = 'Lock' AND wait_event = 'advisory'
-	}) or die "$name: the statement never reached its hold point";
-	return ($s, $pid);
+	return start_waiting($node, $name, "SET simhash.test_hold_phases = $HOLD; ", $sql, q{
+		count(*) > 0 FROM pg_stat_activity
+		WHERE pid = $1 AND wait_event_type = 'Lock' AND wait_event = 'advisory'});
 }
 
 # cancel the held statement of (session, pid), release the hold point;

@@ -27,9 +27,12 @@
 # jaccard succeeded.
 use strict;
 use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use SimhashHold;
 
 my $node = PostgreSQL::Test::Cluster->new('text_bounds');
 $node->init;
@@ -83,14 +86,9 @@ for my $p (@probes)
 for my $p (@probes)
 {
 	my ($name, undef, $expr) = @$p;
-	my $s = $node->background_psql('postgres', on_error_stop => 0);
-	my $pid = $s->query_safe('SELECT pg_backend_pid();');
-	chomp $pid;
-	$s->query_until(qr/started/, "\\echo started\nSELECT probe_$name();\n");
-	$node->poll_query_until('postgres', qq{
-		SELECT count(*) > 0 FROM pg_locks
-		WHERE locktype = 'advisory' AND objid = 41 AND pid = $pid AND granted
-	}) or die "$name: the probe never took its lock";
+	my ($s, $pid) = start_waiting($node, $name, '', "SELECT probe_$name()", q{
+		count(*) > 0 FROM pg_locks
+		WHERE locktype = 'advisory' AND objid = 41 AND pid = $1 AND granted});
 	$node->safe_psql('postgres', "SELECT pg_cancel_backend($pid);");
 	my $out = $s->query('SELECT 1;');
 	$s->quit;
