@@ -396,7 +396,7 @@ mark_tree_in_tid_order(Relation index, BlockNumber first, uint64 nentries,
 	}
 	ndead += mark_batch(&b, marker, live);
 	nbatches++;
-	elog(DEBUG1, "simhash index \"%s\": " UINT64_FORMAT " entries of a run asked in %d batches of at most %zu",
+	elog(DEBUG2, "simhash index \"%s\": " UINT64_FORMAT " entries of a run asked in %d batches of at most %zu",
 		 RelationGetRelationName(index), nentries, nbatches, cap);
 
 	MemoryContextSwitchTo(old);

@@ -2,7 +2,7 @@
 # batches sized by its memory setting (src/index/vacuum.c,
 # mark_tree_in_tid_order()), as PostgreSQL sizes its store of dead TIDs:
 # autovacuum_work_mem in an autovacuum worker when it is set, else
-# maintenance_work_mem.  The batch's size is read from the DEBUG1 line each
+# maintenance_work_mem.  The batch's size is read from the DEBUG2 line each
 # run's marking logs: 24 bytes per entry, so 1MB holds 43690 entries, while
 # a manual VACUUM at 64MB takes the whole 100,000-entry run in one batch.
 # The autovacuum is awaited by polling its count, not by a deadline.
@@ -18,7 +18,7 @@ $node->append_conf('postgresql.conf', qq{
 autovacuum_naptime = 1
 autovacuum_work_mem = '1MB'
 maintenance_work_mem = '64MB'
-log_min_messages = debug1
+log_min_messages = debug2
 });
 $node->start;
 $node->safe_psql('postgres', q{
