@@ -135,16 +135,26 @@ FROM simhash_find_all((SELECT array_agg(fa_hx('big' || g)) FROM generate_series(
 					  || (SELECT array_agg(fa_flip(fa_hx('big' || g), fa_rbits('f' || g, 1 + g % 3)))
 						  FROM generate_series(1, 100) g), 5, 3);
 
--- a long scan without output (every value shares block 1) is interruptible
-SET statement_timeout = '300ms';
-SELECT count(*)
-FROM simhash_find_all((SELECT array_agg(((hashtext(g::text)::bigint << 32) | 12345)::simhash64)
-					   FROM generate_series(1, 200000) g), 2, 1);
+-- a long scan with little output (every value shares block 1) is
+-- interruptible: statement_timeout cancels it after little of the backend's
+-- CPU time (about 40 s uncancelled), which unlike wall time does not grow
+-- with the machine's load; the array is built before the timed statement
+CREATE TEMP TABLE fa_same AS
+SELECT array_agg(((hashtext(g::text)::bigint << 32) | 12345)::simhash64) AS a
+FROM generate_series(1, 200000) g;
+CREATE FUNCTION fa_cpu_ticks() RETURNS bigint LANGUAGE sql AS $$
+	SELECT sum(t::bigint) FROM unnest((regexp_split_to_array(split_part(
+		pg_read_file('/proc/' || pg_backend_pid() || '/stat'), ') ', 2), ' '))[12:13]) t $$;
+SELECT fa_cpu_ticks() AS fa_cpu0 \gset
+SET statement_timeout = '1s';
+SELECT count(*) FROM fa_same, simhash_find_all(a, 2, 1);
 RESET statement_timeout;
+-- USER_HZ is 100: less than 10 s
+SELECT fa_cpu_ticks() - :fa_cpu0 < 1000 AS cancelled_promptly;
 
 -- parallel safe and immutable
 SELECT provolatile, proparallel, proisstrict, prorows FROM pg_proc WHERE proname = 'simhash_find_all';
 
-DROP TABLE fa_inputs;
-DROP FUNCTION fa_hx(text), fa_flip(simhash64, bigint), fa_rbits(text, int),
+DROP TABLE fa_inputs, fa_same;
+DROP FUNCTION fa_cpu_ticks(), fa_hx(text), fa_flip(simhash64, bigint), fa_rbits(text, int),
 	fa_ref_pairs(simhash64[], int), fa_check_pairs(simhash64[], int, int);
