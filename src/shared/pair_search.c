@@ -21,6 +21,14 @@
  * A part that cannot be split further (more rows than fit agree on a whole
  * block, e.g. a huge number of identical fingerprints) is an error, not an
  * unbounded allocation.
+ *
+ * The parts' arrays (rows and the search's scratch, PAIR_SEARCH_ROW_BYTES
+ * a row) are kept from part to part, sized for the largest part so far and
+ * never more than the budget: arrays larger than malloc's largest mmap
+ * threshold (32MB in glibc) are mapped afresh at each allocation, and every
+ * page of a fresh mapping is faulted in and zeroed by the kernel again.
+ * Like the temporary files' buffers (BLCKSZ each, a few hundred at most),
+ * the split of a part that does not fit is not counted in the budget.
  */
 #include "shared/pair_search.h"
 
@@ -66,6 +74,11 @@ struct PairSearch
 	int			parts_total;
 	uint64		spilled_bytes;	/* written to temporary files */
 	bool		star;			/* star pairs only (pair_search_set_star) */
+	/* a part's arrays, kept from part to part (part_arrays()) */
+	uint64	   *part_hash;
+	uint64	   *part_key;
+	void	   *part_work;		/* SIMHASH_ROW_PAIRS_WORK(part_cap) bytes */
+	size_t		part_cap;		/* rows they hold */
 	/* the budget's setting, for messages: NULL is maintenance_work_mem */
 	const char *budget_name;
 	const char *budget_hint;
@@ -224,16 +237,17 @@ pair_search_add(PairSearch *s, uint64 hash, uint64 key)
 
 /*
  * Search n rows in memory (the arrays are consumed) with tables lo .. hi - 1,
- * in parallel workers if that is worth it and budget bytes (which the rows'
- * PAIR_SEARCH_ROW_BYTES each are part of) allow it (parallel.c).
+ * in parallel workers if that is worth it and budget bytes allow it
+ * (pair_search_parallel.c).  work is SIMHASH_ROW_PAIRS_WORK(n) bytes at
+ * least; held is what the caller's arrays (hash, key, work) take of budget.
  */
 static void
-search_memory(PairSearch *s, uint64 *hash, uint64 *key, size_t n,
-			  int lo, int hi, bool exact, Size budget, PairSearchFn fn, void *arg)
+search_memory(PairSearch *s, uint64 *hash, uint64 *key, size_t n, void *work,
+			  Size held, int lo, int hi, bool exact, Size budget,
+			  PairSearchFn fn, void *arg)
 {
 	SimhashRowPairs *r;
 	SimhashRowPair *pairs;
-	void	   *work;
 	DedupClock	clock;
 
 	if (n < 2)
@@ -242,22 +256,57 @@ search_memory(PairSearch *s, uint64 *hash, uint64 *key, size_t n,
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("%s: too many rows to search at once", s->progress->fname)));
-	if (pair_search_parallel(s->b, hash, key, n, lo, hi, exact, s->star, budget, fn, arg,
-							  &s->npairs, s->progress))
+	if (pair_search_parallel(s->b, hash, key, n, work, held, lo, hi, exact, s->star,
+							  budget, fn, arg, &s->npairs, s->progress))
 		return;
 	dedup_clock_start(&clock);
 	r = palloc(sizeof(SimhashRowPairs));
 	pairs = palloc(sizeof(SimhashRowPair) * PAIR_SEARCH_BATCH);
-	work = simhash_alloc_huge(CurrentMemoryContext, SIMHASH_ROW_PAIRS_WORK(n));
 	simhash_row_pairs_begin(r, s->b, hash, key, n, work, lo, hi, exact);
 	if (s->star)
 		simhash_row_pairs_star(r);
 	dedup_phase(&clock, "search: sort");
 	s->npairs += pair_search_drain(r, pairs, fn, arg);
 	dedup_phase(&clock, "search: search");
-	pfree(work);
 	pfree(pairs);
 	pfree(r);
+}
+
+/* free the arrays of part_arrays() */
+static void
+part_arrays_free(PairSearch *s)
+{
+	if (s->part_hash)
+	{
+		pfree(s->part_hash);
+		pfree(s->part_key);
+		pfree(s->part_work);
+	}
+	s->part_hash = s->part_key = NULL;
+	s->part_work = NULL;
+	s->part_cap = 0;
+}
+
+/*
+ * Make the part arrays hold n rows (n * PAIR_SEARCH_ROW_BYTES <= budget):
+ * the arrays already held if they are large enough, else larger ones, a
+ * little more than n rows (parts of random rows differ in size by a
+ * little) while that stays within budget.
+ */
+static void
+part_arrays(PairSearch *s, size_t n, Size budget)
+{
+	size_t		cap;
+
+	if (n <= s->part_cap)
+		return;
+	part_arrays_free(s);
+	cap = Min(n + n / 16, budget / PAIR_SEARCH_ROW_BYTES);
+	cap = Max(cap, n);
+	s->part_hash = simhash_alloc_huge(s->cxt, cap * sizeof(uint64));
+	s->part_key = simhash_alloc_huge(s->cxt, cap * sizeof(uint64));
+	s->part_work = simhash_alloc_huge(s->cxt, SIMHASH_ROW_PAIRS_WORK(cap));
+	s->part_cap = cap;
 }
 
 static void
@@ -291,30 +340,32 @@ search_part(PairSearch *s, BufFile *file, uint64 nrows, int c, int used,
 
 	if (nrows * PAIR_SEARCH_ROW_BYTES <= budget || nrows < 2)
 	{
-		/* fits: load and search it */
+		/* fits: load it into the part arrays and search it */
 		size_t		n = (size_t) nrows;
-		uint64	   *hash = MemoryContextAllocHuge(CurrentMemoryContext, Max(n, 1) * sizeof(uint64));
-		uint64	   *key = MemoryContextAllocHuge(CurrentMemoryContext, Max(n, 1) * sizeof(uint64));
 		size_t		done = 0;
 
-		buf = palloc(nbuf * sizeof(DedupRecord));
-		while (done < n)
+		if (n >= 2)
 		{
-			size_t		m = Min(nbuf, n - done);
-
-			read_records(file, buf, m);
-			for (size_t i = 0; i < m; i++)
+			part_arrays(s, n, budget);
+			buf = palloc(nbuf * sizeof(DedupRecord));
+			while (done < n)
 			{
-				hash[done + i] = buf[i].hash;
-				key[done + i] = buf[i].key;
+				size_t		m = Min(nbuf, n - done);
+
+				read_records(file, buf, m);
+				for (size_t i = 0; i < m; i++)
+				{
+					s->part_hash[done + i] = buf[i].hash;
+					s->part_key[done + i] = buf[i].key;
+				}
+				done += m;
 			}
-			done += m;
+			pfree(buf);
 		}
-		pfree(buf);
 		BufFileClose(file);
-		search_memory(s, hash, key, n, lo, hi, c == 0, budget, fn, arg);
-		pfree(hash);
-		pfree(key);
+		search_memory(s, s->part_hash, s->part_key, n, s->part_work,
+					  s->part_cap * PAIR_SEARCH_ROW_BYTES, lo, hi, c == 0,
+					  budget, fn, arg);
 	}
 	else
 	{
@@ -386,14 +437,29 @@ pair_search_run(PairSearch *s, Size budget, PairSearchFn fn, void *arg)
 
 	if (!s->spilled)
 	{
+		void	   *work = NULL;
+
 		s->parts_total = 1;
-		search_memory(s, s->hash, s->key, s->n, 0, b->ntables, true, budget, fn, arg);
+		if (s->n >= 2)
+			work = simhash_alloc_huge(s->cxt, SIMHASH_ROW_PAIRS_WORK(s->n));
+		search_memory(s, s->hash, s->key, s->n, work,
+					  s->cap * 2 * sizeof(uint64) + SIMHASH_ROW_PAIRS_WORK(s->n),
+					  0, b->ntables, true, budget, fn, arg);
+		if (work)
+			pfree(work);
 		s->parts_done = 1;
 	}
 	else
 	{
 		int			nparts = 1 << s->bits;
+		size_t		largest = 0;
 
+		/* the part arrays at once, for the largest part that fits */
+		for (int f = 0; f < (b->max_distance + 1) * nparts; f++)
+			if (s->file_rows[f] * PAIR_SEARCH_ROW_BYTES <= budget)
+				largest = Max(largest, (size_t) s->file_rows[f]);
+		if (largest >= 2)
+			part_arrays(s, largest, budget);
 		s->parts_total = (b->max_distance + 1) * nparts;
 		for (int c = 0; c <= b->max_distance; c++)
 			for (int p = 0; p < nparts; p++)
@@ -427,5 +493,6 @@ pair_search_free(PairSearch *s)
 		pfree(s->hash);
 		pfree(s->key);
 	}
+	part_arrays_free(s);
 	pfree(s);
 }

@@ -61,8 +61,10 @@
  * cancelled or fails, and frees the segment and the files at the end of the
  * transaction in any case.
  *
- * Memory (within maintenance_work_mem): the leader's rows (16 bytes a row,
- * and 20 more should it search alone) and, for every worker, its copy of
+ * Memory (within maintenance_work_mem): the caller's arrays (the rows, 16
+ * bytes a row, and the serial search's scratch, 24, which the leader uses
+ * should it search alone; pair_search.c keeps them from part to part,
+ * sized for its largest part) and, for every worker, its copy of
  * the rows, runs and scratch (36 bytes a row: keys, distinct values, run
  * starts, and two arrays, the sort's scratch and then find_all's).  The number of
  * workers is max_parallel_maintenance_workers, lowered until that fits;
@@ -180,6 +182,19 @@ rows_alloc_sort(DedupParallelRows *rows, uint64 n)
 	rows->uniq = alloc_populated(Max(n, 1) * sizeof(uint64));
 	rows->start = alloc_populated((n + 1) * sizeof(uint32));
 	rows->scratch = alloc_populated(Max(n, 1) * sizeof(uint64));
+}
+
+/*
+ * The same arrays in the leader's scratch work, SIMHASH_ROW_PAIRS_WORK(n)
+ * bytes (20 bytes a row and 4 more are needed), for a leader that searches
+ * alone.
+ */
+static void
+rows_carve_sort(DedupParallelRows *rows, uint64 n, void *work)
+{
+	rows->uniq = (uint64 *) work;
+	rows->scratch = rows->uniq + n;
+	rows->start = (uint32 *) (rows->scratch + n);
 }
 
 /* allocate a worker's arrays for n rows */
@@ -564,16 +579,17 @@ plan_units(const SimhashBlocks *b, int lo, int hi, int *unit_lo, int *unit_hi)
 
 /*
  * Workers for a search of n rows in units within budget bytes; 0: serial.
- * The leader holds its rows (16 bytes each, split in place) and, should no
- * worker start, the runs and scratch (20); every worker its own sorted
- * copy of the rows with its runs and scratch (36).
+ * The leader holds the caller's arrays (held bytes: its rows, split in
+ * place, and the scratch it searches in should no worker start); every
+ * worker its own sorted copy of the rows with its runs and scratch (36
+ * bytes a row).
  */
 static int
-plan_workers(size_t n, int nunits, Size budget)
+plan_workers(size_t n, int nunits, Size held, Size budget)
 {
 	int			nworkers = Min(max_parallel_maintenance_workers, nunits - 1);
 	double		each = ROWS_BYTES(n);
-	double		base = (double) n * (2 * sizeof(uint64) + 20);
+	double		base = (double) held;
 
 	if (IsParallelWorker() || n < (size_t) Max(simhash_parallel_min_rows, 2) ||
 		n >= (size_t) PG_UINT32_MAX)
@@ -585,14 +601,15 @@ plan_workers(size_t n, int nunits, Size budget)
 
 bool
 pair_search_parallel(const SimhashBlocks *b, uint64 *hash, uint64 *key,
-					  size_t n, int lo, int hi, bool exact, bool star, Size budget,
+					  size_t n, void *work, Size held, int lo, int hi,
+					  bool exact, bool star, Size budget,
 					  PairSearchFn fn, void *arg, uint64 *npairs,
 					  DedupProgress *progress)
 {
 	int			unit_lo[64],
 				unit_hi[64];
 	int			nunits = plan_units(b, lo, hi, unit_lo, unit_hi);
-	int			nworkers = plan_workers(n, nunits, budget);
+	int			nworkers = plan_workers(n, nunits, held, budget);
 	int			bits = bucket_bits_for(n);
 	int			cbits = coarse_bits(bits);
 	Size		off_size = ((Size) (1 << bits) + 1) * sizeof(uint32);
@@ -709,12 +726,11 @@ pair_search_parallel(const SimhashBlocks *b, uint64 *hash, uint64 *key,
 	{
 		rows.h = hash;
 		rows.k = key;
-		rows_alloc_sort(&rows, n);
+		rows_carve_sort(&rows, n, work);
 		rows_sort(&rows, sh, off);
 		dedup_phase(&clock, "search: sort");
 		*npairs += participate(sh, &rows, fn, arg);
 		dedup_phase(&clock, "search: search");
-		rows_free_sort(&rows);
 	}
 
 	WaitForParallelWorkersToFinish(pcxt);

@@ -32,13 +32,16 @@ extern uint64 pair_search_drain(SimhashRowPairs *r, SimhashRowPair *pairs,
  * pair_search.c does in memory, split by table group across parallel
  * workers, passing every pair to fn (in the leader) and adding their number
  * to *npairs (star: the star pairs only, core/rowpairs.h); progress
- * reports the workers.  False, having done nothing, if
- * the search is not worth parallel workers (too few rows or groups,
- * max_parallel_maintenance_workers is 0, or budget bytes leave no room for a
- * worker): then search serially.
+ * reports the workers.  work (SIMHASH_ROW_PAIRS_WORK(n) bytes) is the
+ * leader's scratch should no worker start; held is what the caller's
+ * arrays (hash, key, work) take of budget, the rest is for the workers'
+ * copies.  False, having done nothing, if the search is not worth parallel
+ * workers (too few rows or groups, max_parallel_maintenance_workers is 0,
+ * or budget bytes leave no room for a worker): then search serially.
  */
 extern bool pair_search_parallel(const SimhashBlocks *b, uint64 *hash, uint64 *key,
-								 size_t n, int lo, int hi, bool exact, bool star, Size budget,
+								 size_t n, void *work, Size held, int lo, int hi,
+								 bool exact, bool star, Size budget,
 								 PairSearchFn fn, void *arg, uint64 *npairs,
 								 DedupProgress *progress);
 
