@@ -145,7 +145,9 @@ measured() {
 	t1=$(temp_bytes)
 	case $out in ERROR*) say "  $out"; note="${note:+$note; }$out" ;; esac
 	# the kernel's share: mostly first touches of fresh memory (see the header)
-	[ "$cpu" -gt 0 ] && note="${note:+$note, }kernel $((100 * sys / cpu))% of cpu"
+	if [ "$cpu" -gt 0 ]; then
+		note="${note:+$note, }kernel $((100 * sys / cpu))% of cpu"
+	fi
 	say "  $ms ms, cpu $cpu ms (kernel $sys), peak $((kb / 1024)) MB, temp $(((t1 - t0) / 1048576)) MB: $out"
 	record "$n" "$op" "$ms" "$basis" "$kb" "$((t1 - t0))" "$note" "$cpu"
 	LAST_RESULT=$out
