@@ -11,7 +11,10 @@
 #                       not shared buffers) summed over the server's
 #                       processes (the backend and its parallel workers),
 #                       sampled every 20 ms, minus that sum before the call;
-#                       result is the output's last line or its first error
+#                       result is the output's last line or its first error;
+#                       the kernel's part of cpu_ms (system time: page
+#                       faults, reads from the OS cache) goes to
+#                       $SIMHASH_TMP/job.sys_ms
 #   temp_bytes          pg_stat_database.temp_bytes of the current database
 #   median              the median of the numbers on stdin, one a line
 server_anon_kb() {
@@ -21,16 +24,16 @@ server_anon_kb() {
 	# shellcheck disable=SC2086
 	{ grep -h '^RssAnon' $pids 2>/dev/null || true; } | awk '{s += $2} END {print s + 0}'
 }
-# CPU time (clock ticks) of the postmaster's exited children
+# CPU time (clock ticks) of the postmaster's exited children: "user+system system"
 server_reaped_ticks() {
-	awk '{print $16 + $17}' "/proc/$(head -1 "$SIMHASH_TMP/data/postmaster.pid")/stat"
+	awk '{print $16 + $17, $17}' "/proc/$(head -1 "$SIMHASH_TMP/data/postmaster.pid")/stat"
 }
 job() {
-	local settings=$1 query=$2 out base peak=0 v ms res cli cpu0 cpu1 pid i
+	local settings=$1 query=$2 out base peak=0 v ms res cli cpu0 cpu1 sys0 sys1 pid i
 	out=$SIMHASH_TMP/job.out
 	rm -f "$SIMHASH_TMP/job.ready"
 	base=$(server_anon_kb)
-	cpu0=$(server_reaped_ticks)
+	read -r cpu0 sys0 < <(server_reaped_ticks)
 	( psql -X -q -v ON_ERROR_STOP=1 -At <<SQL
 $settings
 SELECT pg_backend_pid() \g $SIMHASH_TMP/job.ready
@@ -55,7 +58,8 @@ SQL
 		sleep 0.1
 	done
 	sleep 0.1
-	cpu1=$(server_reaped_ticks)
+	read -r cpu1 sys1 < <(server_reaped_ticks)
+	echo $(( (sys1 - sys0) * 1000 / $(getconf CLK_TCK) )) >"$SIMHASH_TMP/job.sys_ms"
 	# the result's last line, or the first error
 	res=$({ grep -m1 '^ERROR' "$out" || grep -v '^Time:' "$out" || true; } | tail -1)
 	ms=$(grep -oE 'Time: [0-9.]+' "$out" | tail -1 | awk '{print $2}')

@@ -52,6 +52,13 @@
 #   inserts       pgbench single-row inserts into docs (with the index),
 #                 1 and 2 clients, SCALE_TXNS transactions each
 #   vacuum        VACUUM docs after DELETE of 10% (id % 10 = 0)
+# Each job's note gives the kernel's share of its CPU time.  Most of it is
+# the first touch of the job's fresh memory, and on a virtual machine with
+# free page reporting (virtio_balloon; "Free page reporting enabled" in
+# dmesg) that depends on what ran before: memory freed seconds earlier is
+# still the guest's (about 0.15 s of system time a GB with transparent huge
+# pages), memory given back to the host costs about 3.5 s a GB.  A job
+# whose growth factor rests on its kernel share measured that, not itself.
 # The report (stdout and bench/data/scale_report.txt) is one table: each
 # operation at each N, its cost per row (ns per row of the corpus; per
 # query for lookups, per insert for inserts) and the growth factor of that
@@ -129,14 +136,19 @@ record() {
 }
 # measured N OP BASIS SETTINGS QUERY [NOTE]: one job, recorded
 measured() {
-	local n=$1 op=$2 basis=$3 settings=$4 query=$5 note=${6:-} t0 t1 ms kb cpu out
+	local n=$1 op=$2 basis=$3 settings=$4 query=$5 note=${6:-} t0 t1 ms kb cpu sys out
 	step "N=$n: $op"
 	t0=$(temp_bytes)
 	read -r ms kb cpu out < <(job "$settings" "$query")
+	sys=$(cat "$SIMHASH_TMP/job.sys_ms")
 	sleep 0.6
 	t1=$(temp_bytes)
 	case $out in ERROR*) say "  $out"; note="${note:+$note; }$out" ;; esac
-	say "  $ms ms, cpu $cpu ms, peak $((kb / 1024)) MB, temp $(((t1 - t0) / 1048576)) MB: $out"
+	# the kernel's share: mostly first touches of fresh memory (see the header)
+	if [ "$cpu" -gt 0 ]; then
+		note="${note:+$note, }kernel $((100 * sys / cpu))% of cpu"
+	fi
+	say "  $ms ms, cpu $cpu ms (kernel $sys), peak $((kb / 1024)) MB, temp $(((t1 - t0) / 1048576)) MB: $out"
 	record "$n" "$op" "$ms" "$basis" "$kb" "$((t1 - t0))" "$note" "$cpu"
 	LAST_RESULT=$out
 }
