@@ -83,42 +83,57 @@ grow(SimhashFeatureCounts *c)
 	c->release(old);
 }
 
-/* Count the hashes; with cjk, mark those with cjk[k] set. */
+/*
+ * Count the hashes; with cjk, mark those with cjk[k] set.  A probe stops at
+ * the hash's slot or at an empty one, and both are then updated alike
+ * (key, count, the list of slots in use): whether the hash was new, which
+ * no branch could predict, only decides whether the list grows.
+ */
 static inline __attribute__((always_inline)) void
 counts_add(SimhashFeatureCounts *c, const uint64_t *hashes, const bool *cjk,
 		   size_t n)
 {
+	/* in locals: stores to the slots would otherwise force their reloads */
+	SimhashFeatureSlot *slots = c->slots;
+	uint32_t   *occupied = c->occupied;
+	size_t		mask = c->mask;
+	size_t		used = c->used;
+
 	for (size_t k = 0; k < n; k++)
 	{
 		uint64_t	h = hashes[k];
 		uint64_t	flag = (cjk && cjk[k]) ? SIMHASH_COUNT_CJK : 0;
-		SimhashFeatureSlot *slot;
+		size_t		i;
+		uint64_t	key;
 
 		if (h == 0)
 		{
 			c->zero_count = (c->zero_count + 1) | flag;
 			continue;
 		}
-		slot = &c->slots[home(c, h)];
-		while (slot->key != h)
+		i = home(c, h);
+		for (;;)
 		{
-			if (slot->key == 0)
-			{
-				slot->key = h;
-				c->occupied[c->used] = (uint32_t) (slot - c->slots);
-				if (++c->used * 2 > c->mask + 1)
-				{
-					slot->count = 1 | flag;
-					grow(c);
-					goto next;
-				}
+			key = slots[i].key;
+			/* key == h or key == 0, as one branch (mostly taken) */
+			if (((key ^ h) & (0 - (uint64_t) (key != 0))) == 0)
 				break;
-			}
-			slot = (slot == &c->slots[c->mask]) ? c->slots : slot + 1;
+			i = (i + 1) & mask;
 		}
-		slot->count = (slot->count + 1) | flag;
-next:	;
+		slots[i].key = h;
+		slots[i].count = (slots[i].count + 1) | flag;
+		occupied[used] = (uint32_t) i;	/* kept only if the hash was new */
+		used += (key == 0);
+		if (used * 2 > mask + 1)
+		{
+			c->used = used;
+			grow(c);
+			slots = c->slots;
+			occupied = c->occupied;
+			mask = c->mask;
+		}
 	}
+	c->used = used;
 }
 
 void
