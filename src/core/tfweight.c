@@ -7,6 +7,9 @@
 #include "vote.h"
 
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 void
 simhash_counts_init(SimhashFeatureCounts *c, size_t expected,
@@ -80,42 +83,57 @@ grow(SimhashFeatureCounts *c)
 	c->release(old);
 }
 
-/* Count the hashes; with cjk, mark those with cjk[k] set. */
+/*
+ * Count the hashes; with cjk, mark those with cjk[k] set.  A probe stops at
+ * the hash's slot or at an empty one, and both are then updated alike
+ * (key, count, the list of slots in use): whether the hash was new, which
+ * no branch could predict, only decides whether the list grows.
+ */
 static inline __attribute__((always_inline)) void
 counts_add(SimhashFeatureCounts *c, const uint64_t *hashes, const bool *cjk,
 		   size_t n)
 {
+	/* in locals: stores to the slots would otherwise force their reloads */
+	SimhashFeatureSlot *slots = c->slots;
+	uint32_t   *occupied = c->occupied;
+	size_t		mask = c->mask;
+	size_t		used = c->used;
+
 	for (size_t k = 0; k < n; k++)
 	{
 		uint64_t	h = hashes[k];
 		uint64_t	flag = (cjk && cjk[k]) ? SIMHASH_COUNT_CJK : 0;
-		SimhashFeatureSlot *slot;
+		size_t		i;
+		uint64_t	key;
 
 		if (h == 0)
 		{
 			c->zero_count = (c->zero_count + 1) | flag;
 			continue;
 		}
-		slot = &c->slots[home(c, h)];
-		while (slot->key != h)
+		i = home(c, h);
+		for (;;)
 		{
-			if (slot->key == 0)
-			{
-				slot->key = h;
-				c->occupied[c->used] = (uint32_t) (slot - c->slots);
-				if (++c->used * 2 > c->mask + 1)
-				{
-					slot->count = 1 | flag;
-					grow(c);
-					goto next;
-				}
+			key = slots[i].key;
+			/* key == h or key == 0, as one branch (mostly taken) */
+			if (((key ^ h) & (0 - (uint64_t) (key != 0))) == 0)
 				break;
-			}
-			slot = (slot == &c->slots[c->mask]) ? c->slots : slot + 1;
+			i = (i + 1) & mask;
 		}
-		slot->count = (slot->count + 1) | flag;
-next:	;
+		slots[i].key = h;
+		slots[i].count = (slots[i].count + 1) | flag;
+		occupied[used] = (uint32_t) i;	/* kept only if the hash was new */
+		used += (key == 0);
+		if (used * 2 > mask + 1)
+		{
+			c->used = used;
+			grow(c);
+			slots = c->slots;
+			occupied = c->occupied;
+			mask = c->mask;
+		}
 	}
+	c->used = used;
 }
 
 void
@@ -131,55 +149,59 @@ simhash_counts_add_cjk(SimhashFeatureCounts *c, const uint64_t *hashes,
 	counts_add(c, hashes, cjk, n);
 }
 
+/* the weight of the feature with this count (v2: "CJK" weighting) */
+static inline uint32_t
+count_weight(uint64_t count, bool v2)
+{
+	if (v2)
+		return simhash_tf_weight_v2(count & ~SIMHASH_COUNT_CJK,
+									(count & SIMHASH_COUNT_CJK) != 0);
+	return simhash_tf_weight(count);
+}
+
 /*
- * Each distinct feature votes with its integer weight w <= 64: the hash is
- * added, by the carry-save vote of vote.c, to bit-plane j for each bit j
- * set in w, and plane counts are recombined as sum(2^j * count_j).  All
- * sums are exact integers, so this equals the weighted vote.
+ * The bits of the fingerprint: bit i is set when twice the weight of the
+ * features having bit i set exceeds the total weight.
+ */
+static uint64_t
+majority_bits(const uint64_t sums[64], uint64_t total)
+{
+	uint64_t	result = 0;
+
+	for (int i = 0; i < 64; i++)
+		result |= (uint64_t) (2 * sums[i] > total) << i;
+	return result;
+}
+
+/*
+ * Portable path: each distinct feature votes with its integer weight w <= 64:
+ * the hash is added, by the carry-save vote of vote.c, to bit-plane j for
+ * each bit j set in w, and plane counts are recombined as sum(2^j *
+ * count_j).  All sums are exact integers, so this equals the weighted vote.
  */
 #define PLANES 7
 #define PLANE_BATCH 128
 
-/*
- * the fingerprint of the counted features: each votes with its weight (v2:
- * CJK weighting), by bit planes
- */
-static inline __attribute__((always_inline)) uint64_t
-counts_fingerprint(const SimhashFeatureCounts *c, bool v2)
+/* per-bit weight sums (and the total weight) of the counted features, by bit planes */
+static void
+weighted_sums_planes(const SimhashFeatureCounts *c, bool v2, uint64_t sums[64],
+					 uint64_t *total)
 {
 	SimhashVote planes[PLANES];
 	uint64_t	batch[PLANES][PLANE_BATCH];
 	size_t		nbatch[PLANES] = {0};
 	uint64_t	counts[64];
-	uint64_t	sums[64] = {0};
-	uint64_t	total = 0;
-	uint64_t	result = 0;
 
 	for (int j = 0; j < PLANES; j++)
 		simhash_vote_init(&planes[j]);
-	for (size_t i = 0; i <= c->used; i++)
+	memset(sums, 0, 64 * sizeof(uint64_t));
+	*total = c->zero_count ? count_weight(c->zero_count, v2) : 0;
+	for (size_t i = 0; i < c->used; i++)
 	{
-		uint64_t	key;
-		uint64_t	count;
-		uint32_t	w;
+		uint64_t	key = c->slots[c->occupied[i]].key;
+		uint32_t	w = count_weight(c->slots[c->occupied[i]].count, v2);
 
-		if (i < c->used)
-		{
-			key = c->slots[c->occupied[i]].key;
-			count = c->slots[c->occupied[i]].count;
-		}
-		else
-		{
-			/* the feature whose hash is 0, kept aside */
-			key = 0;
-			count = c->zero_count;
-			if (count == 0)
-				continue;
-		}
-		w = v2 ? simhash_tf_weight_v2(count & ~SIMHASH_COUNT_CJK,
-									  (count & SIMHASH_COUNT_CJK) != 0)
-			: simhash_tf_weight(count);
-		total += w;
+		*total += w;
 		for (int j = 0; w != 0; j++, w >>= 1)
 		{
 			if (!(w & 1))
@@ -201,9 +223,88 @@ counts_fingerprint(const SimhashFeatureCounts *c, bool v2)
 		for (int i = 0; i < 64; i++)
 			sums[i] += counts[i] << j;
 	}
-	for (int i = 0; i < 64; i++)
-		result |= (uint64_t) (2 * sums[i] > total) << i;
-	return result;
+}
+
+#ifdef __SSE2__
+/*
+ * Features summed into 16-bit lanes before the lanes are added to the 64-bit
+ * sums: at most 1023 of weight <= 64 keep a lane below 2^16.
+ */
+#define LANE_FEATURES 1023
+
+/*
+ * SSE2 path: eight registers of eight 16-bit lanes, lane i of register j
+ * summing the weights of the features having bit 8i + j set; each feature's
+ * bit j of every byte is shifted to the sign of its lane and spread over the
+ * lane as a mask of its weight.  No branch depends on the hash or weight.
+ */
+static void
+weighted_sums_sse2(const SimhashFeatureCounts *c, bool v2, uint64_t sums[64],
+				   uint64_t *total)
+{
+	__m128i		acc[8];
+	uint16_t	lanes[8];
+	size_t		since_flush = 0;
+
+	memset(sums, 0, 64 * sizeof(uint64_t));
+	*total = c->zero_count ? count_weight(c->zero_count, v2) : 0;
+	for (int j = 0; j < 8; j++)
+		acc[j] = _mm_setzero_si128();
+	for (size_t i = 0; i <= c->used; i++)
+	{
+		if (i == c->used || since_flush == LANE_FEATURES)
+		{
+			for (int j = 0; j < 8; j++)
+			{
+				_mm_storeu_si128((__m128i *) lanes, acc[j]);
+				for (int k = 0; k < 8; k++)
+					sums[8 * k + j] += lanes[k];
+				acc[j] = _mm_setzero_si128();
+			}
+			since_flush = 0;
+			if (i == c->used)
+				break;
+		}
+		{
+			const SimhashFeatureSlot *slot = &c->slots[c->occupied[i]];
+			uint32_t	w = count_weight(slot->count, v2);
+			/* lane k: byte k of the hash, in its low half */
+			__m128i		bytes = _mm_unpacklo_epi8(_mm_cvtsi64_si128((long long) slot->key),
+												  _mm_setzero_si128());
+			__m128i		weight = _mm_set1_epi16((short) w);
+
+			*total += w;
+#define SUM_BIT(j) \
+			acc[j] = _mm_add_epi16(acc[j], _mm_and_si128(weight, \
+						_mm_srai_epi16(_mm_slli_epi16(bytes, 15 - (j)), 15)))
+			SUM_BIT(0);
+			SUM_BIT(1);
+			SUM_BIT(2);
+			SUM_BIT(3);
+			SUM_BIT(4);
+			SUM_BIT(5);
+			SUM_BIT(6);
+			SUM_BIT(7);
+#undef SUM_BIT
+			since_flush++;
+		}
+	}
+}
+#endif
+
+/* the fingerprint of the counted features: each votes with its weight */
+static inline __attribute__((always_inline)) uint64_t
+counts_fingerprint(const SimhashFeatureCounts *c, bool v2)
+{
+	uint64_t	sums[64];
+	uint64_t	total;
+
+#ifdef __SSE2__
+	weighted_sums_sse2(c, v2, sums, &total);
+#else
+	weighted_sums_planes(c, v2, sums, &total);
+#endif
+	return majority_bits(sums, total);
 }
 
 uint64_t
@@ -216,4 +317,14 @@ uint64_t
 simhash_counts_fingerprint_v2(const SimhashFeatureCounts *c)
 {
 	return counts_fingerprint(c, true);
+}
+
+uint64_t
+simhash_counts_fingerprint_portable(const SimhashFeatureCounts *c, bool v2)
+{
+	uint64_t	sums[64];
+	uint64_t	total;
+
+	weighted_sums_planes(c, v2, sums, &total);
+	return majority_bits(sums, total);
 }

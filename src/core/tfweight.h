@@ -77,6 +77,12 @@ extern void simhash_counts_reset(SimhashFeatureCounts *c);
 extern uint64_t simhash_counts_fingerprint(const SimhashFeatureCounts *c);
 /* simhash_v2's: "CJK" features vote with simhash_tf_weight_v2. */
 extern uint64_t simhash_counts_fingerprint_v2(const SimhashFeatureCounts *c);
+/*
+ * The same as either, by the portable path (what machines without SSE2
+ * run), for the tests that compare the two.
+ */
+extern uint64_t simhash_counts_fingerprint_portable(const SimhashFeatureCounts *c,
+													bool v2);
 /* Distinct features counted (hash 0 included). */
 static inline size_t
 simhash_counts_distinct(const SimhashFeatureCounts *c)

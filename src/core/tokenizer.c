@@ -467,7 +467,7 @@ simhash_tokenizer_next(SimhashTokenizer *t, size_t *start, size_t *len)
  * inlinable short-input paths, which XXH3_64bits would call after a
  * dispatch it cannot inline; test_tokenizer checks the two agree.
  */
-static inline uint64_t
+static inline __attribute__((always_inline)) uint64_t
 feature_hash(const void *data, size_t len)
 {
 	if (len <= 16)
@@ -597,7 +597,7 @@ refill(SimhashShingler *s)
 }
 
 /* the next token, refilling a streaming shingler's chunk as needed */
-static inline bool
+static inline __attribute__((always_inline)) bool
 shingler_token(SimhashShingler *s, size_t *start, size_t *len)
 {
 	while (!tokenizer_next(&s->tok, start, len))

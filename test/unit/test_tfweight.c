@@ -97,6 +97,8 @@ main(void)
 			done += k;
 		}
 		CHECK(simhash_counts_fingerprint(&c) == reference(h, n), "round %d n=%zu", round, n);
+		CHECK(simhash_counts_fingerprint_portable(&c, false) == reference(h, n),
+			  "portable, round %d n=%zu", round, n);
 		simhash_counts_free(&c);
 	}
 
@@ -131,11 +133,60 @@ main(void)
 		}
 		CHECK(simhash_counts_fingerprint_v2(&c) == reference_v(h, n, cjk_below),
 			  "v2 round %d n=%zu", round, n);
+		CHECK(simhash_counts_fingerprint_portable(&c, true) == reference_v(h, n, cjk_below),
+			  "v2 portable, round %d n=%zu", round, n);
 		CHECK((n > 0) == (simhash_counts_distinct(&c) > 0), "distinct, round %d", round);
 		/* without CJK features v2 equals v1 */
 		if (cjk_below == 0)
 			CHECK(simhash_counts_fingerprint_v2(&c) == simhash_counts_fingerprint(&c),
 				  "v2 = v1 without CJK, round %d", round);
+		simhash_counts_free(&c);
+	}
+
+	/*
+	 * The SIMD and portable vote against a direct sum over the table, with
+	 * counts set in place up to 2^32 - 1 (weights up to 64, which no test can
+	 * reach by counting): every lane bound of the SIMD sums is exercised.
+	 */
+	for (int round = 0; round < 100; round++)
+	{
+		size_t		n = (round < 20) ? (size_t) round : next() % 5000;
+		bool		v2 = round % 2;
+		SimhashFeatureCounts c;
+		long long	v[64] = {0};
+		uint64_t	want = 0;
+
+		/* a third of the rounds: hashes with nearly every bit set, for full lanes */
+		for (size_t i = 0; i < n; i++)
+			h[i] = next() % 4 == 0 ? 0 : (round % 3 == 0)
+				? ~(next() & next() & next() & next() & next()) : next();
+		simhash_counts_init(&c, 0, zalloc, free);
+		simhash_counts_add(&c, h, n);
+		for (size_t i = 0; i <= c.used; i++)
+		{
+			uint64_t   *count = i < c.used ? &c.slots[c.occupied[i]].count : &c.zero_count;
+			uint64_t	key = i < c.used ? c.slots[c.occupied[i]].key : 0;
+			uint64_t	r = next();
+			long long	w;
+
+			if (*count == 0)
+				continue;
+			/* mostly the largest counts, else any below 2^32 */
+			*count = (r % 3 != 0) ? UINT32_MAX - r % 1000 : 1 + (r >> 32) % UINT32_MAX;
+			if (v2 && (r & 8))
+				*count |= SIMHASH_COUNT_CJK;
+			w = v2 ? simhash_tf_weight_v2(*count & ~SIMHASH_COUNT_CJK, (*count & SIMHASH_COUNT_CJK) != 0)
+				: simhash_tf_weight(*count);
+			for (int b = 0; b < 64; b++)
+				v[b] += ((key >> b) & 1) ? w : -w;
+		}
+		for (int b = 0; b < 64; b++)
+			if (v[b] > 0)
+				want |= UINT64_C(1) << b;
+		CHECK((v2 ? simhash_counts_fingerprint_v2(&c) : simhash_counts_fingerprint(&c)) == want,
+			  "large weights, round %d n=%zu", round, n);
+		CHECK(simhash_counts_fingerprint_portable(&c, v2) == want,
+			  "large weights, portable, round %d n=%zu", round, n);
 		simhash_counts_free(&c);
 	}
 
