@@ -60,12 +60,17 @@ enum
 	NUM_PRIV
 };
 
-/* a kept row in a temporary file */
+/*
+ * Where a row in a temporary file starts: kept for every ROW_POS_EVERY-th
+ * row only; a row between is reached by skipping the rows before it.
+ */
 typedef struct RowPos
 {
 	int			fileno;
 	off_t		offset;
 } RowPos;
+
+#define ROW_POS_EVERY 128
 
 /* one input of the join and its kept rows */
 typedef struct JoinSide
@@ -94,7 +99,8 @@ typedef struct JoinSide
 	char	   *arena;			/* where the next row in memory goes */
 	Size		arena_left;
 	BufFile    *file;			/* ... in a temporary file, at */
-	RowPos	   *pos;
+	RowPos	   *pos;			/* ... pos[r / ROW_POS_EVERY], then skipping */
+	uint64		next_row;		/* the row the file is at after a read */
 	char	   *buf;			/* a row read back */
 	Size		bufsize;
 	Size		mem;			/* bytes of rows in memory */

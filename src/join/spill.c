@@ -122,6 +122,22 @@ join_clear_side(RadiusJoinState *js, JoinSide *side)
 	memset(scan->tts_isnull + side->first, true, side->ncols * sizeof(bool));
 }
 
+/* entries of a side's pos[] for cap rows */
+static inline uint64
+row_pos_slots(uint64 cap)
+{
+	return cap / ROW_POS_EVERY + 1;
+}
+
+/* before row r is written to side's file: note where it starts, if pos[] keeps it */
+static inline void
+row_pos_note(JoinSide *side, uint64 r)
+{
+	if (r % ROW_POS_EVERY == 0)
+		BufFileTell(side->file, &side->pos[r / ROW_POS_EVERY].fileno,
+					&side->pos[r / ROW_POS_EVERY].offset);
+}
+
 /* move a side's rows in memory to a temporary file */
 void
 join_side_spill(RadiusJoinState *js, JoinSide *side)
@@ -129,7 +145,8 @@ join_side_spill(RadiusJoinState *js, JoinSide *side)
 	MemoryContext old = MemoryContextSwitchTo(js->cxt);
 
 	side->file = BufFileCreateTemp(false);
-	side->pos = MemoryContextAllocHuge(js->cxt, side->cap * sizeof(RowPos));
+	side->pos = MemoryContextAllocHuge(js->cxt, row_pos_slots(side->cap) * sizeof(RowPos));
+	side->next_row = PG_UINT64_MAX;
 	if (side->compact)
 	{
 		/* compact rows become tuples of their kept columns (the others NULL) */
@@ -151,7 +168,7 @@ join_side_spill(RadiusJoinState *js, JoinSide *side)
 					(side->colnulls[c][i / 8] & (1 << (i % 8)));
 			}
 			tup = simhash_form_minimal_tuple(desc, values, isnull);
-			BufFileTell(side->file, &side->pos[i].fileno, &side->pos[i].offset);
+			row_pos_note(side, i);
 			BufFileWrite(side->file, tup, tup->t_len);
 			side->spilled_bytes += tup->t_len;
 			pfree(tup);
@@ -166,7 +183,7 @@ join_side_spill(RadiusJoinState *js, JoinSide *side)
 	{
 		for (uint64 i = 0; i < side->nrows; i++)
 		{
-			BufFileTell(side->file, &side->pos[i].fileno, &side->pos[i].offset);
+			row_pos_note(side, i);
 			BufFileWrite(side->file, side->tuples[i], side->tuples[i]->t_len);
 			side->spilled_bytes += side->tuples[i]->t_len;
 		}
@@ -226,7 +243,7 @@ join_side_keep(RadiusJoinState *js, JoinSide *side, TupleTableSlot *slot)
 			goto keep;
 		}
 		if (side->file)
-			side->pos = repalloc_huge(side->pos, side->cap * sizeof(RowPos));
+			side->pos = repalloc_huge(side->pos, row_pos_slots(side->cap) * sizeof(RowPos));
 		else if (side->tuples)
 			side->tuples = repalloc_huge(side->tuples, side->cap * sizeof(MinimalTuple));
 		else
@@ -260,8 +277,7 @@ keep:
 		bool		shouldfree;
 		MinimalTuple tup = ExecFetchSlotMinimalTuple(slot, &shouldfree);
 
-		BufFileTell(side->file, &side->pos[side->nrows].fileno,
-					&side->pos[side->nrows].offset);
+		row_pos_note(side, side->nrows);
 		BufFileWrite(side->file, tup, tup->t_len);
 		side->spilled_bytes += tup->t_len;
 		if (shouldfree)
@@ -298,7 +314,30 @@ keep:
 	side->nrows++;
 }
 
-/* side's row `row`, in side->slot (deformed) */
+/* read the length word of the row the file is at; false at a bad length */
+static bool
+read_row_len(BufFile *file, uint32 *len)
+{
+	return BufFileRead(file, len, sizeof(*len)) == sizeof(*len) &&
+		*len >= sizeof(*len) && *len <= MaxAllocSize;
+}
+
+/* a temporary file of kept rows could not be read back */
+static void
+report_read_error(void)
+{
+	ereport(ERROR,
+			(errcode_for_file_access(),
+			 errmsg("could not read a temporary file of simhash join rows")));
+}
+
+/*
+ * side's row `row`, in side->slot (deformed).  In a temporary file the row
+ * is found from the nearest position kept at or before it, or from where
+ * the last read ended when that is nearer, by skipping the rows between
+ * (candidates come in row order: mostly a few rows ahead).  Identical
+ * inputs share the outer side's file and its position.
+ */
 TupleTableSlot *
 join_side_fetch(RadiusJoinState *js, JoinSide *side, uint64 row)
 {
@@ -308,15 +347,29 @@ join_side_fetch(RadiusJoinState *js, JoinSide *side, uint64 row)
 		tup = side->tuples[row];
 	else
 	{
+		JoinSide   *f = js->shared ? &js->side[0] : side;
+		uint64		at;
 		uint32		len;
 
-		if (BufFileSeek(side->file, side->pos[row].fileno, side->pos[row].offset,
-						SEEK_SET) != 0 ||
-			BufFileRead(side->file, &len, sizeof(len)) != sizeof(len) ||
-			len < sizeof(len) || len > MaxAllocSize)
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not read a temporary file of simhash join rows")));
+		if (f->next_row <= row && row - f->next_row < ROW_POS_EVERY)
+			at = f->next_row;
+		else
+		{
+			at = row - row % ROW_POS_EVERY;
+			if (BufFileSeek(f->file, f->pos[row / ROW_POS_EVERY].fileno,
+							f->pos[row / ROW_POS_EVERY].offset, SEEK_SET) != 0)
+				report_read_error();
+		}
+		/* the position is unknown until the row is read */
+		f->next_row = PG_UINT64_MAX;
+		for (; at < row; at++)
+		{
+			if (!read_row_len(f->file, &len) ||
+				BufFileSeek(f->file, 0, (off_t) (len - sizeof(len)), SEEK_CUR) != 0)
+				report_read_error();
+		}
+		if (!read_row_len(f->file, &len))
+			report_read_error();
 		if (len > side->bufsize)
 		{
 			if (side->buf)
@@ -325,11 +378,10 @@ join_side_fetch(RadiusJoinState *js, JoinSide *side, uint64 row)
 			side->bufsize = len;
 		}
 		memcpy(side->buf, &len, sizeof(len));
-		if (BufFileRead(side->file, side->buf + sizeof(len), len - sizeof(len)) !=
+		if (BufFileRead(f->file, side->buf + sizeof(len), len - sizeof(len)) !=
 			len - sizeof(len))
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not read a temporary file of simhash join rows")));
+			report_read_error();
+		f->next_row = row + 1;
 		tup = (MinimalTuple) side->buf;
 	}
 	ExecStoreMinimalTuple(tup, side->slot, false);
