@@ -86,7 +86,7 @@ dead_keys_begin(MergeDead *dead, const SimhashTable *tab)
 	dead->collecting = false;
 }
 
-/* After a later table: its dead keys back to hashes. */
+/* After a later table but the last: its dead keys back to hashes. */
 static void
 dead_keys_end(MergeDead *dead, const SimhashTable *tab)
 {
@@ -302,7 +302,8 @@ simhash_merge_runs(Relation index, const SimhashBlocks *blocks,
 		}
 		else
 		{
-			dead_keys_end(&dead, tab);
+			if (t + 1 < blocks->ntables)
+				dead_keys_end(&dead, tab);
 			if (tw.nentries != *nentries)
 				simhash_report_corrupt(index, nruns > 0 ? runs[0].header : headblk,
 									   psprintf("A merge found " UINT64_FORMAT " entries in table %d, " UINT64_FORMAT " in table 0.",

@@ -5,7 +5,8 @@
 # maintenance_work_mem.  The batch's size is read from the DEBUG2 line each
 # run's marking logs: 24 bytes per entry, so 1MB holds 43690 entries, while
 # a manual VACUUM at 64MB takes the whole 100,000-entry run in one batch.
-# The autovacuum is awaited by polling its count, not by a deadline.
+# The test waits for the autovacuum by polling the table's autovacuum count
+# (poll_query_until), not by sleeping.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
