@@ -236,6 +236,7 @@ extern int	simhash_take_pending(SimhashMetaPageData *meta);
 
 /* ---- alloc.c: lowest-first page allocation, VACUUM's early recycling ---- */
 extern void simhash_alloc_restart(Relation index, BlockNumber floor);
+extern void simhash_give_free_page(Relation index, BlockNumber blkno);
 extern BlockNumber simhash_take_free_page(Relation index);
 extern bool simhash_no_snapshot_before(FullTransactionId xid);
 

@@ -8,7 +8,6 @@
 
 #include "access/xloginsert.h"
 #include "miscadmin.h"
-#include "storage/indexfsm.h"
 #include "storage/proc.h"
 #include "utils/rel.h"
 
@@ -107,7 +106,7 @@ give_back(Relation index, Buffer spare)
 		return;
 	blkno = BufferGetBlockNumber(spare);
 	UnlockReleaseBuffer(spare);
-	RecordFreeIndexPage(index, blkno);
+	simhash_give_free_page(index, blkno);
 }
 
 /*
