@@ -6,7 +6,6 @@
  */
 #include "postgres.h"
 
-#include "access/xloginsert.h"
 #include "miscadmin.h"
 #include "storage/proc.h"
 #include "utils/rel.h"
@@ -71,25 +70,44 @@ has_room(Buffer buffer, bool lane)
 }
 
 /*
+ * Put an entry on a page (as put_entry()) and describe for
+ * simhash_log_pages() the two ranges that changes: the page header's
+ * pd_lower and the new entry.
+ */
+static void
+put_logged_entry(SimhashLoggedPage *logged, Buffer buffer, uint64 hash, ItemPointer tid,
+				 uint16 flags)
+{
+	Page		page = BufferGetPage(buffer);
+
+	logged->buffer = buffer;
+	logged->image = false;
+	logged->n = 2;
+	logged->offsets[0] = offsetof(PageHeaderData, pd_lower);
+	logged->lengths[0] = sizeof(LocationIndex);
+	logged->offsets[1] = ((PageHeader) page)->pd_lower;
+	logged->lengths[1] = sizeof(SimhashEntry);
+	put_entry(page, hash, tid, flags);
+}
+
+/*
  * Append to the tail page (locked exclusively, with room), logging only
- * what the append changes, the page header's pd_lower and the new entry,
- * as a generic WAL record built directly (simhash_log_page_ranges(): 26
- * bytes of delta).  GenericXLogFinish() would log the same delta but copy
- * and compare the whole page first, and a full-page image of the page's
- * used part grows with the page (at 64 entries about 560 bytes on average).
- * See README.md, "Concurrent inserts".
+ * what the append changes, the page header's pd_lower and the new entry
+ * (simhash_log_pages(): 26 bytes of delta).  GenericXLogFinish() would log
+ * the same delta but copy and compare the whole page first, and a
+ * full-page image of the page's used part grows with the page (at 64
+ * entries about 560 bytes on average).  See README.md, "Concurrent
+ * inserts".
  */
 static void
 append_to_tail(Relation index, Buffer tailbuf, uint64 hash, ItemPointer tid, uint16 flags)
 {
-	Page		page = BufferGetPage(tailbuf);
-	uint16		offsets[2] = {offsetof(PageHeaderData, pd_lower), ((PageHeader) page)->pd_lower};
-	uint16		lengths[2] = {sizeof(LocationIndex), sizeof(SimhashEntry)};
+	SimhashLoggedPage logged;
 
 	START_CRIT_SECTION();
-	put_entry(page, hash, tid, flags);
+	put_logged_entry(&logged, tailbuf, hash, tid, flags);
 	MarkBufferDirty(tailbuf);
-	simhash_log_page_ranges(index, tailbuf, offsets, lengths, 2);
+	simhash_log_pages(index, &logged, 1);
 	END_CRIT_SECTION();
 }
 
@@ -118,19 +136,24 @@ give_back(Relation index, Buffer spare)
  * list's nentries counts every entry; otherwise (a pending lane) only those
  * before the tail page, so that the metapage is written only when a page
  * is added.  Returns the list's nentries afterwards.
+ *
+ * One generic WAL record, built directly (simhash_log_pages()): the
+ * metapage's list (and its next generation, for a new list), the old
+ * tail's link to the new page or the entry appended to it, and the new
+ * page's image (its used part: a header and one entry).
  */
 static uint64
 append_meta_locked(Relation index, Buffer metabuf, SimhashList *(*which) (SimhashMetaPageData *, int),
 				   int lane, uint64 hash, ItemPointer tid, uint16 flags, bool exact_count,
 				   Buffer spare)
 {
-	SimhashList *list = which(SimhashPageGetMeta(BufferGetPage(metabuf)), lane);
+	Page		metapage = BufferGetPage(metabuf);
+	SimhashMetaPageData *meta = SimhashPageGetMeta(metapage);
+	SimhashList *list = which(meta, lane);
 	Buffer		tailbuf = InvalidBuffer;
 	Buffer		newbuf = InvalidBuffer;
-	GenericXLogState *state;
-	SimhashMetaPageData *meta;
-	Page		tailpage = NULL;
-	Page		newpage;
+	SimhashLoggedPage logged[3];
+	int			nlogged = 1;
 	uint64		nentries;
 
 	if (list->head != InvalidBlockNumber)
@@ -152,14 +175,23 @@ append_meta_locked(Relation index, Buffer metabuf, SimhashList *(*which) (Simhas
 	else
 		newbuf = BufferIsValid(spare) ? spare : simhash_new_buffer(index);
 
-	state = GenericXLogStart(index);
-	meta = SimhashPageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
-	list = which(meta, lane);
-	if (BufferIsValid(tailbuf))
-		tailpage = GenericXLogRegisterBuffer(state, tailbuf, 0);
+	/* the metapage: the list, and the next generation before it */
+	logged[0].buffer = metabuf;
+	logged[0].image = false;
+	logged[0].n = 0;
+	if (list->head == InvalidBlockNumber)
+	{
+		logged[0].offsets[logged[0].n] = (char *) &meta->next_generation - (char *) metapage;
+		logged[0].lengths[logged[0].n++] = sizeof(meta->next_generation);
+	}
+	logged[0].offsets[logged[0].n] = (char *) list - (char *) metapage;
+	logged[0].lengths[logged[0].n++] = sizeof(SimhashList);
+
+	START_CRIT_SECTION();
 	if (BufferIsValid(newbuf))
 	{
-		newpage = GenericXLogRegisterBuffer(state, newbuf, GENERIC_XLOG_FULL_IMAGE);
+		Page		newpage = BufferGetPage(newbuf);
+
 		if (list->head == InvalidBlockNumber)
 		{
 			/* a new list */
@@ -169,20 +201,33 @@ append_meta_locked(Relation index, Buffer metabuf, SimhashList *(*which) (Simhas
 		}
 		else
 		{
-			SimhashPageGetOpaque(tailpage)->next = BufferGetBlockNumber(newbuf);
+			Page		tailpage = BufferGetPage(tailbuf);
+			SimhashPageOpaque opaque = SimhashPageGetOpaque(tailpage);
+
+			opaque->next = BufferGetBlockNumber(newbuf);
 			if (!exact_count)
 				list->nentries += SimhashPageItems(tailpage);
+			logged[nlogged].buffer = tailbuf;
+			logged[nlogged].image = false;
+			logged[nlogged].n = 1;
+			logged[nlogged].offsets[0] = (char *) &opaque->next - (char *) tailpage;
+			logged[nlogged++].lengths[0] = sizeof(opaque->next);
 		}
 		simhash_init_page(newpage, SIMHASH_PENDING, list->generation);
 		list->tail = BufferGetBlockNumber(newbuf);
 		put_entry(newpage, hash, tid, flags);
+		logged[nlogged].buffer = newbuf;
+		logged[nlogged++].image = true;
 	}
 	else
-		put_entry(tailpage, hash, tid, flags);
+		put_logged_entry(&logged[nlogged++], tailbuf, hash, tid, flags);
 	if (exact_count)
 		list->nentries++;
 	nentries = list->nentries;
-	GenericXLogFinish(state);
+	for (int i = 0; i < nlogged; i++)
+		MarkBufferDirty(logged[i].buffer);
+	simhash_log_pages(index, logged, nlogged);
+	END_CRIT_SECTION();
 
 	if (BufferIsValid(newbuf))
 		UnlockReleaseBuffer(newbuf);
