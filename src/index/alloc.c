@@ -14,12 +14,14 @@
  * The cursor stays where it is from one flush to the next: a page this
  * backend gives back (simhash_give_free_page(), which every page freed by
  * the index's code goes through) moves it down to that page, and a page
- * the map offers below it (one that another backend freed) makes the next
+ * the map offers below it (one that another backend freed) makes that
  * search start from the floor again.  So a flush looks at the few blocks
  * from the lowest page it recycled, not at every block from the start of
  * the file.  A page another backend freed below the cursor is taken as
  * soon as the map offers it; until then this backend takes the lowest free
  * page above it, never a new block while the map records a free page.
+ * The cursor follows one index: a backend that writes to two simhash
+ * indexes in turn starts from the floor each time it turns.
  *
  * A floor (simhash_alloc_restart(), for the current transaction) keeps
  * pages below it untouched: VACUUM's compaction first moves the index above
