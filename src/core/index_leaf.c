@@ -131,6 +131,20 @@ store_le(uint8_t *p, uint64_t v, int n)
 }
 
 /*
+ * Little-endian store of 8 bytes at p, for a field of n < 8 bytes followed
+ * by fields stored after it: v below 2^(8n) has zero bytes above its n,
+ * which the next fields overwrite.
+ */
+static inline void
+store8_le(uint8_t *p, uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	memcpy(p, &v, 8);
+}
+
+/*
  * Write the leaf (count >= 1) at contents (the page's, after its header);
  * returns the bytes written.  The builder is empty afterwards.
  */
@@ -148,13 +162,25 @@ sv_leaf_encode(SvLeafBuilder *b, void *contents)
 	h.tid_bytes = (uint8_t) b->tid_bytes;
 	h.off_bits = (uint8_t) b->off_bits;
 	memcpy(contents, &h, sizeof(h));
+	/* every field but the last of each array as 8 bytes (store8_le()) */
 	for (int i = 0; i < b->count; i++, p += b->key_bytes)
-		store_le(p, b->keys[i] - b->base, b->key_bytes);
+	{
+		if (i + 1 < b->count && b->key_bytes > 0)
+			store8_le(p, b->keys[i] - b->base);
+		else
+			store_le(p, b->keys[i] - b->base, b->key_bytes);
+	}
 	if (b->entries)
 	{
 		for (int i = 0; i < b->count; i++, p += b->tid_bytes)
-			store_le(p, ((uint64_t) b->blocks[i] << b->off_bits) | b->offsets[i],
-					 b->tid_bytes);
+		{
+			uint64_t	code = ((uint64_t) b->blocks[i] << b->off_bits) | b->offsets[i];
+
+			if (i + 1 < b->count)
+				store8_le(p, code);
+			else
+				store_le(p, code, b->tid_bytes);
+		}
 		memset(p, 0, ((size_t) b->count + 7) / 8);	/* nothing dead */
 	}
 	b->count = 0;

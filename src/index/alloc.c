@@ -9,10 +9,23 @@
  * The map's own search (GetFreeIndexPage()) returns a free page near a
  * moving hint, not the lowest one; so simhash_take_free_page() asks it for
  * any free page (an upper bound) and then looks, block by block from a
- * per-backend cursor, for the lowest page the map records as free.  A
- * floor (simhash_alloc_restart(), for the current transaction) keeps pages
- * below it untouched: VACUUM's compaction first moves the index above its
- * target size, then back below.
+ * per-backend cursor, for the lowest page the map records as free.
+ *
+ * The cursor stays where it is from one flush to the next: a page this
+ * backend gives back (simhash_give_free_page(), which every page freed by
+ * the index's code goes through) moves it down to that page, and a page
+ * the map offers below it (one that another backend freed) makes that
+ * search start from the floor again.  So a flush looks at the few blocks
+ * from the lowest page it recycled, not at every block from the start of
+ * the file.  A page another backend freed below the cursor is taken as
+ * soon as the map offers it; until then this backend takes the lowest free
+ * page above it, never a new block while the map records a free page.
+ * The cursor follows one index: a backend that writes to two simhash
+ * indexes in turn starts from the floor each time it turns.
+ *
+ * A floor (simhash_alloc_restart(), for the current transaction) keeps
+ * pages below it untouched: VACUUM's compaction first moves the index above
+ * its target size, then back below.
  */
 #include "postgres.h"
 
@@ -37,7 +50,10 @@ typedef struct AllocCursor
 
 static AllocCursor cursor;
 
-/* The cursor of this index (reset when the index is another one). */
+/*
+ * The cursor of this index (reset when the index is another one, and to
+ * the start when a transaction left a floor behind).
+ */
 static AllocCursor *
 index_cursor(Relation index)
 {
@@ -49,7 +65,9 @@ index_cursor(Relation index)
 	}
 	if (cursor.floor_xact != SimhashMyLocalTransactionId())
 	{
-		/* a floor set by a transaction that failed half-way */
+		/* a floor set by an earlier transaction (one that failed half-way) */
+		if (cursor.floor > SIMHASH_METAPAGE_BLKNO + 1)
+			cursor.from = SIMHASH_METAPAGE_BLKNO + 1;
 		cursor.floor = SIMHASH_METAPAGE_BLKNO + 1;
 		cursor.floor_xact = SimhashMyLocalTransactionId();
 	}
@@ -57,18 +75,33 @@ index_cursor(Relation index)
 }
 
 /*
- * Start taking pages from the lowest free one at or above floor (1: any;
- * InvalidBlockNumber: the floor set last); called before each flush and
- * merge, a build's merge and the steps of VACUUM's compaction.
+ * Set the floor for the current transaction (1: none) and start taking
+ * pages from the lowest free one at or above it; called before a build's
+ * merge and the steps of VACUUM's compaction.  Flushes keep the cursor
+ * where it is.
  */
 void
 simhash_alloc_restart(Relation index, BlockNumber floor)
 {
 	AllocCursor *c = index_cursor(index);
 
-	if (floor != InvalidBlockNumber)
-		c->floor = Max(floor, SIMHASH_METAPAGE_BLKNO + 1);	/* for this transaction */
+	c->floor = Max(floor, SIMHASH_METAPAGE_BLKNO + 1);
 	c->from = c->floor;
+}
+
+/*
+ * Give a page that is free (marked so on the page, or never used) to the
+ * free space map; the next page this backend takes is looked for from
+ * there if it is below the cursor.
+ */
+void
+simhash_give_free_page(Relation index, BlockNumber blkno)
+{
+	AllocCursor *c = index_cursor(index);
+
+	RecordFreeIndexPage(index, blkno);
+	if (blkno < c->from)
+		c->from = Max(blkno, c->floor);
 }
 
 /*

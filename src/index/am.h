@@ -177,10 +177,31 @@ extern void simhash_check_declared_radius(Relation index);
 extern void simhash_init_page(Page page, uint16 kind, uint64 generation);
 extern void simhash_page_move_links(Page page, int64 delta);
 extern void simhash_write_page_image(Relation index, Buffer buffer, Page image);
-/* ranges simhash_log_page_ranges() logs at most, each at most an entry long */
-#define SIMHASH_MAX_LOGGED_RANGES 2
-extern void simhash_log_page_ranges(Relation index, Buffer buffer, const uint16 *offsets,
-									const uint16 *lengths, int n);
+/*
+ * A page of a record of simhash_log_pages(): the page's image (a page the
+ * record initialises), or n ranges of it that changed (offsets[i],
+ * lengths[i]: ascending, apart, outside the page's hole, together at most
+ * SIMHASH_MAX_LOGGED_BYTES).
+ */
+#define SIMHASH_MAX_LOGGED_PAGES	3
+#define SIMHASH_MAX_LOGGED_RANGES	2
+#define SIMHASH_MAX_LOGGED_BYTES	48
+typedef struct SimhashLoggedPage
+{
+	Buffer		buffer;
+	bool		image;
+	int			n;
+	uint16		offsets[SIMHASH_MAX_LOGGED_RANGES];
+	uint16		lengths[SIMHASH_MAX_LOGGED_RANGES];
+} SimhashLoggedPage;
+extern void simhash_log_pages(Relation index, const SimhashLoggedPage *pages, int npages);
+/* this backend's own pending lane's tail page, as last seen (generation 0: none) */
+typedef struct SimhashLaneHint
+{
+	BlockNumber tail;
+	uint64		generation;
+} SimhashLaneHint;
+extern SimhashLaneHint *simhash_lane_hint(Relation index);
 extern Buffer simhash_new_buffer(Relation index);
 extern Buffer simhash_lock_block(Relation index, BlockNumber blkno, int mode,
 								 BufferAccessStrategy strategy);
@@ -233,9 +254,11 @@ extern int	simhash_unsorted_lists(const SimhashMetaPageData *meta, bool flushing
 extern uint64 simhash_unsorted_nentries(const SimhashMetaPageData *meta, bool *exact);
 extern void simhash_clear_list(SimhashList *list);
 extern int	simhash_take_pending(SimhashMetaPageData *meta);
+extern void simhash_close_lanes(Relation index, const SimhashMetaPageData *meta);
 
 /* ---- alloc.c: lowest-first page allocation, VACUUM's early recycling ---- */
 extern void simhash_alloc_restart(Relation index, BlockNumber floor);
+extern void simhash_give_free_page(Relation index, BlockNumber blkno);
 extern BlockNumber simhash_take_free_page(Relation index);
 extern bool simhash_no_snapshot_before(FullTransactionId xid);
 

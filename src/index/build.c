@@ -70,7 +70,7 @@ free_build_page(Relation index, BlockNumber blkno, void *arg)
 	simhash_init_page(BufferGetPage(buffer), SIMHASH_FREE, 0);
 	MarkBufferDirty(buffer);
 	UnlockReleaseBuffer(buffer);
-	RecordFreeIndexPage(index, blkno);
+	simhash_give_free_page(index, blkno);
 }
 
 /* Free the pages of the chunks, merged into one run. */

@@ -19,7 +19,6 @@
  */
 #include "postgres.h"
 
-#include "storage/indexfsm.h"
 
 #include "am.h"
 
@@ -296,7 +295,7 @@ simhash_merge_runs(Relation index, const SimhashBlocks *blocks,
 				pfree(tw.leaf);
 				simhash_init_page(page, SIMHASH_FREE, 0);
 				simhash_finish_page(&w, headbuf, page);
-				RecordFreeIndexPage(index, headblk);
+				simhash_give_free_page(index, headblk);
 				return InvalidBlockNumber;
 			}
 		}

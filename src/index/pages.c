@@ -16,7 +16,6 @@
 #include "commands/vacuum.h"
 #include "miscadmin.h"
 #include "storage/freespace.h"
-#include "storage/indexfsm.h"
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -94,52 +93,65 @@ simhash_write_page_image(Relation index, Buffer buffer, Page image)
 }
 
 /*
- * WAL-log ranges of the page of buffer (locked exclusively, changed and
- * marked dirty by the caller, in a critical section) that changed: n
- * ranges of offsets[i], lengths[i] bytes, ascending and apart, outside the
- * page's hole.  The record is a generic WAL record (RM_GENERIC_ID) built
- * directly in the format generic_xlog.c writes and generic_redo() applies:
- * the block's data is fragments of (offset, length: OffsetNumber each,
- * then the bytes); redo zeroes the hole between pd_lower and pd_upper,
- * which a page of entries appended at pd_lower keeps zero too.  The same
- * record as GenericXLogFinish() would write for the change, without its
- * copies of the whole page before and after and their comparison, which
- * cost more than the rest of an append: a few dozen bytes where a
- * full-page image of the page's used part is up to a page.  After a
- * checkpoint, XLogInsert() logs the page's image instead (full_page_writes).
+ * WAL-log the changes to npages pages (locked exclusively, changed and
+ * marked dirty by the caller, in a critical section) as one generic WAL
+ * record (RM_GENERIC_ID) built directly in the format generic_xlog.c
+ * writes and generic_redo() applies: a page's data is fragments of
+ * (offset, length: OffsetNumber each, then the bytes), and redo zeroes the
+ * hole between pd_lower and pd_upper, which pages of entries appended at
+ * pd_lower and the metapage keep zero too; a page logged whole is its
+ * image (without its hole), which redo restores.  The same record as
+ * GenericXLogFinish() would write for the change, without its copies of
+ * each whole page before and after and their comparison, which cost more
+ * than the rest of an append: a few dozen bytes where a full-page image of
+ * a page's used part is up to a page.  After a checkpoint, XLogInsert()
+ * logs a changed page's image instead (full_page_writes).
  */
 void
-simhash_log_page_ranges(Relation index, Buffer buffer, const uint16 *offsets,
-						const uint16 *lengths, int n)
+simhash_log_pages(Relation index, const SimhashLoggedPage *pages, int npages)
 {
-	char		delta[SIMHASH_MAX_LOGGED_RANGES * (2 * sizeof(OffsetNumber) + sizeof(SimhashEntry))];
-	const char *page = (const char *) BufferGetPage(buffer);
-	Size		len = 0;
+	char		delta[SIMHASH_MAX_LOGGED_PAGES][SIMHASH_MAX_LOGGED_RANGES * 2 * sizeof(OffsetNumber) +
+											SIMHASH_MAX_LOGGED_BYTES];
 	XLogRecPtr	lsn;
 
 	Assert(CritSectionCount > 0);
-	Assert(n <= SIMHASH_MAX_LOGGED_RANGES);
+	Assert(npages <= SIMHASH_MAX_LOGGED_PAGES);
 	if (!RelationNeedsWAL(index))
 		return;
-	for (int i = 0; i < n; i++)
-	{
-		OffsetNumber offset = offsets[i];
-		OffsetNumber length = lengths[i];
-
-		Assert(length <= sizeof(SimhashEntry));
-		memcpy(delta + len, &offset, sizeof(offset));
-		len += sizeof(offset);
-		memcpy(delta + len, &length, sizeof(length));
-		len += sizeof(length);
-		memcpy(delta + len, page + offset, length);
-		len += length;
-	}
 	XLogBeginInsert();
-	XLogRegisterBuffer(0, buffer, REGBUF_STANDARD);
-	XLogRegisterBufData(0, delta, len);
-	/* not inside PageSetLSN(), a macro up to 15 that evaluates it twice */
+	for (int p = 0; p < npages; p++)
+	{
+		const char *page = (const char *) BufferGetPage(pages[p].buffer);
+		Size		len = 0;
+		Size		bytes = 0;
+
+		if (pages[p].image)
+		{
+			XLogRegisterBuffer(p, pages[p].buffer, REGBUF_FORCE_IMAGE | REGBUF_STANDARD);
+			continue;
+		}
+		Assert(pages[p].n <= SIMHASH_MAX_LOGGED_RANGES);
+		for (int i = 0; i < pages[p].n; i++)
+		{
+			OffsetNumber offset = pages[p].offsets[i];
+			OffsetNumber length = pages[p].lengths[i];
+
+			bytes += length;
+			Assert(bytes <= SIMHASH_MAX_LOGGED_BYTES);
+			memcpy(delta[p] + len, &offset, sizeof(offset));
+			len += sizeof(offset);
+			memcpy(delta[p] + len, &length, sizeof(length));
+			len += sizeof(length);
+			memcpy(delta[p] + len, page + offset, length);
+			len += length;
+		}
+		XLogRegisterBuffer(p, pages[p].buffer, REGBUF_STANDARD);
+		XLogRegisterBufData(p, delta[p], len);
+	}
 	lsn = XLogInsert(RM_GENERIC_ID, 0);
-	PageSetLSN(BufferGetPage(buffer), lsn);
+	/* not inside PageSetLSN(), a macro up to 15 that evaluates it twice */
+	for (int p = 0; p < npages; p++)
+		PageSetLSN(BufferGetPage(pages[p].buffer), lsn);
 }
 
 /*
@@ -236,13 +248,15 @@ StaticAssertDecl(SV_PAGE_ITEMS == SIMHASH_PAGE_ITEMS, "items per page");
  * What this backend knows of the index between calls (rd_amcache, freed by
  * the relcache when the index changes identity): its size in blocks, read
  * again whenever a block number at or past it turns up (the index grows),
- * and its number of tables, from the last metapage read.
+ * its number of tables, from the last metapage read, and the tail page of
+ * its own pending lane.
  */
 typedef struct SimhashCache
 {
 	BlockNumber nblocks;
 	int			ntables;
 	uint64		token;			/* its name for inner_cache.c's copies; 0: none yet */
+	SimhashLaneHint lane;		/* pending.c's hint of our lane's tail page */
 } SimhashCache;
 
 /* the last token handed out by simhash_cache_token() in this backend */
@@ -273,6 +287,17 @@ simhash_cache_token(Relation index)
 	if (cache->token == 0)
 		cache->token = ++last_token;
 	return cache->token;
+}
+
+/*
+ * Where this backend's last append to its own pending lane went
+ * (pending.c): a hint, checked against the page itself before use, and
+ * forgotten with the relcache entry.
+ */
+SimhashLaneHint *
+simhash_lane_hint(Relation index)
+{
+	return &index_cache(index)->lane;
 }
 
 /* The index's size in blocks, read again from the storage manager. */

@@ -6,9 +6,7 @@
  */
 #include "postgres.h"
 
-#include "access/xloginsert.h"
 #include "miscadmin.h"
-#include "storage/indexfsm.h"
 #include "storage/proc.h"
 #include "utils/rel.h"
 
@@ -63,34 +61,59 @@ lock_tail(Relation index, const SimhashList *list, int flags)
 
 StaticAssertDecl(SIMHASH_LANE_PAGE_ITEMS <= SIMHASH_PAGE_ITEMS, "lane pages are pages");
 
-/* Does the (locked) page of a lane (or of the nulls list) have room for one more entry? */
+/*
+ * Does the (locked) page of a lane (or of the nulls list) have room for one
+ * more entry?  Not a lane's tail page that a flush has taken (closed:
+ * marked full, simhash_close_lanes()).
+ */
 static inline bool
 has_room(Buffer buffer, bool lane)
 {
-	return SimhashPageItems(BufferGetPage(buffer)) <
-		(int) (lane ? SIMHASH_LANE_PAGE_ITEMS : SIMHASH_PAGE_ITEMS);
+	Page		page = BufferGetPage(buffer);
+
+	return !PageIsFull(page) &&
+		SimhashPageItems(page) < (int) (lane ? SIMHASH_LANE_PAGE_ITEMS : SIMHASH_PAGE_ITEMS);
+}
+
+/*
+ * Put an entry on a page (as put_entry()) and describe for
+ * simhash_log_pages() the two ranges that changes: the page header's
+ * pd_lower and the new entry.
+ */
+static void
+put_logged_entry(SimhashLoggedPage *logged, Buffer buffer, uint64 hash, ItemPointer tid,
+				 uint16 flags)
+{
+	Page		page = BufferGetPage(buffer);
+
+	logged->buffer = buffer;
+	logged->image = false;
+	logged->n = 2;
+	logged->offsets[0] = offsetof(PageHeaderData, pd_lower);
+	logged->lengths[0] = sizeof(LocationIndex);
+	logged->offsets[1] = ((PageHeader) page)->pd_lower;
+	logged->lengths[1] = sizeof(SimhashEntry);
+	put_entry(page, hash, tid, flags);
 }
 
 /*
  * Append to the tail page (locked exclusively, with room), logging only
- * what the append changes, the page header's pd_lower and the new entry,
- * as a generic WAL record built directly (simhash_log_page_ranges(): 26
- * bytes of delta).  GenericXLogFinish() would log the same delta but copy
- * and compare the whole page first, and a full-page image of the page's
- * used part grows with the page (at 64 entries about 560 bytes on average).
- * See README.md, "Concurrent inserts".
+ * what the append changes, the page header's pd_lower and the new entry
+ * (simhash_log_pages(): 26 bytes of delta).  GenericXLogFinish() would log
+ * the same delta but copy and compare the whole page first, and a
+ * full-page image of the page's used part grows with the page (at 64
+ * entries about 560 bytes on average).  See README.md, "Concurrent
+ * inserts".
  */
 static void
 append_to_tail(Relation index, Buffer tailbuf, uint64 hash, ItemPointer tid, uint16 flags)
 {
-	Page		page = BufferGetPage(tailbuf);
-	uint16		offsets[2] = {offsetof(PageHeaderData, pd_lower), ((PageHeader) page)->pd_lower};
-	uint16		lengths[2] = {sizeof(LocationIndex), sizeof(SimhashEntry)};
+	SimhashLoggedPage logged;
 
 	START_CRIT_SECTION();
-	put_entry(page, hash, tid, flags);
+	put_logged_entry(&logged, tailbuf, hash, tid, flags);
 	MarkBufferDirty(tailbuf);
-	simhash_log_page_ranges(index, tailbuf, offsets, lengths, 2);
+	simhash_log_pages(index, &logged, 1);
 	END_CRIT_SECTION();
 }
 
@@ -107,7 +130,7 @@ give_back(Relation index, Buffer spare)
 		return;
 	blkno = BufferGetBlockNumber(spare);
 	UnlockReleaseBuffer(spare);
-	RecordFreeIndexPage(index, blkno);
+	simhash_give_free_page(index, blkno);
 }
 
 /*
@@ -119,19 +142,24 @@ give_back(Relation index, Buffer spare)
  * list's nentries counts every entry; otherwise (a pending lane) only those
  * before the tail page, so that the metapage is written only when a page
  * is added.  Returns the list's nentries afterwards.
+ *
+ * One generic WAL record, built directly (simhash_log_pages()): the
+ * metapage's list (and its next generation, for a new list), the old
+ * tail's link to the new page or the entry appended to it, and the new
+ * page's image (its used part: a header and one entry).
  */
 static uint64
 append_meta_locked(Relation index, Buffer metabuf, SimhashList *(*which) (SimhashMetaPageData *, int),
 				   int lane, uint64 hash, ItemPointer tid, uint16 flags, bool exact_count,
 				   Buffer spare)
 {
-	SimhashList *list = which(SimhashPageGetMeta(BufferGetPage(metabuf)), lane);
+	Page		metapage = BufferGetPage(metabuf);
+	SimhashMetaPageData *meta = SimhashPageGetMeta(metapage);
+	SimhashList *list = which(meta, lane);
 	Buffer		tailbuf = InvalidBuffer;
 	Buffer		newbuf = InvalidBuffer;
-	GenericXLogState *state;
-	SimhashMetaPageData *meta;
-	Page		tailpage = NULL;
-	Page		newpage;
+	SimhashLoggedPage logged[3];
+	int			nlogged = 1;
 	uint64		nentries;
 
 	if (list->head != InvalidBlockNumber)
@@ -153,14 +181,23 @@ append_meta_locked(Relation index, Buffer metabuf, SimhashList *(*which) (Simhas
 	else
 		newbuf = BufferIsValid(spare) ? spare : simhash_new_buffer(index);
 
-	state = GenericXLogStart(index);
-	meta = SimhashPageGetMeta(GenericXLogRegisterBuffer(state, metabuf, 0));
-	list = which(meta, lane);
-	if (BufferIsValid(tailbuf))
-		tailpage = GenericXLogRegisterBuffer(state, tailbuf, 0);
+	/* the metapage: the list, and the next generation before it */
+	logged[0].buffer = metabuf;
+	logged[0].image = false;
+	logged[0].n = 0;
+	if (list->head == InvalidBlockNumber)
+	{
+		logged[0].offsets[logged[0].n] = (char *) &meta->next_generation - (char *) metapage;
+		logged[0].lengths[logged[0].n++] = sizeof(meta->next_generation);
+	}
+	logged[0].offsets[logged[0].n] = (char *) list - (char *) metapage;
+	logged[0].lengths[logged[0].n++] = sizeof(SimhashList);
+
+	START_CRIT_SECTION();
 	if (BufferIsValid(newbuf))
 	{
-		newpage = GenericXLogRegisterBuffer(state, newbuf, GENERIC_XLOG_FULL_IMAGE);
+		Page		newpage = BufferGetPage(newbuf);
+
 		if (list->head == InvalidBlockNumber)
 		{
 			/* a new list */
@@ -170,20 +207,33 @@ append_meta_locked(Relation index, Buffer metabuf, SimhashList *(*which) (Simhas
 		}
 		else
 		{
-			SimhashPageGetOpaque(tailpage)->next = BufferGetBlockNumber(newbuf);
+			Page		tailpage = BufferGetPage(tailbuf);
+			SimhashPageOpaque opaque = SimhashPageGetOpaque(tailpage);
+
+			opaque->next = BufferGetBlockNumber(newbuf);
 			if (!exact_count)
 				list->nentries += SimhashPageItems(tailpage);
+			logged[nlogged].buffer = tailbuf;
+			logged[nlogged].image = false;
+			logged[nlogged].n = 1;
+			logged[nlogged].offsets[0] = (char *) &opaque->next - (char *) tailpage;
+			logged[nlogged++].lengths[0] = sizeof(opaque->next);
 		}
 		simhash_init_page(newpage, SIMHASH_PENDING, list->generation);
 		list->tail = BufferGetBlockNumber(newbuf);
 		put_entry(newpage, hash, tid, flags);
+		logged[nlogged].buffer = newbuf;
+		logged[nlogged++].image = true;
 	}
 	else
-		put_entry(tailpage, hash, tid, flags);
+		put_logged_entry(&logged[nlogged++], tailbuf, hash, tid, flags);
 	if (exact_count)
 		list->nentries++;
 	nentries = list->nentries;
-	GenericXLogFinish(state);
+	for (int i = 0; i < nlogged; i++)
+		MarkBufferDirty(logged[i].buffer);
+	simhash_log_pages(index, logged, nlogged);
+	END_CRIT_SECTION();
 
 	if (BufferIsValid(newbuf))
 		UnlockReleaseBuffer(newbuf);
@@ -213,6 +263,51 @@ lanes_of(const SimhashMetaPageData *meta)
 }
 
 /*
+ * Append to the tail page of our own lane where our last append went
+ * (simhash_lane_hint()), without the metapage's lock, if that page is
+ * still the tail of a pending lane and has room: of the lane's kind and
+ * generation (not recycled since), with no next page (no page added
+ * since) and not closed by a flush that took the lane (a flush closes the
+ * tails it takes under their locks, so an append under the tail's lock
+ * either comes before the flush reads the lane or sees it closed).  Its
+ * lock is not waited for.  Returns whether it appended.
+ */
+static bool
+append_to_hinted_tail(Relation index, uint64 hash, ItemPointer tid)
+{
+	SimhashLaneHint *hint = simhash_lane_hint(index);
+	Buffer		tailbuf;
+
+	if (hint->generation == 0 || !simhash_block_exists(index, hint->tail))
+		return false;
+	tailbuf = simhash_read_page(index, hint->tail, BUFFER_LOCK_EXCLUSIVE, SIMHASH_PENDING,
+								hint->generation, SIMHASH_READ_NOWAIT | SIMHASH_READ_IF_OURS,
+								NULL);
+	if (!BufferIsValid(tailbuf))
+		return false;
+	if (SimhashPageGetOpaque(BufferGetPage(tailbuf))->next != InvalidBlockNumber ||
+		!has_room(tailbuf, true))
+	{
+		UnlockReleaseBuffer(tailbuf);
+		return false;
+	}
+	append_to_tail(index, tailbuf, hash, tid, 0);
+	UnlockReleaseBuffer(tailbuf);
+	return true;
+}
+
+/* Remember our own lane's tail page of a metapage (locked), for the next append. */
+static void
+hint_own_lane(Relation index, const SimhashMetaPageData *meta, int own)
+{
+	SimhashLaneHint *hint = simhash_lane_hint(index);
+
+	hint->tail = meta->pending[own].tail;
+	hint->generation = meta->pending[own].head == InvalidBlockNumber ? 0 :
+		meta->pending[own].generation;
+}
+
+/*
  * Append (hash, tid) to a pending lane.  Returns 0, or, when the append
  * added a page to a lane, the entries of the lanes' pages other than their
  * tails (the caller flushes when that is large).
@@ -231,12 +326,19 @@ lanes_of(const SimhashMetaPageData *meta)
 uint64
 simhash_pending_append(Relation index, uint64 hash, ItemPointer tid)
 {
-	Buffer		metabuf = simhash_lock_meta(index, BUFFER_LOCK_SHARE);
-	SimhashMetaPageData *meta = SimhashPageGetMeta(BufferGetPage(metabuf));
-	int			nlanes = lanes_of(meta);
-	int			own = SimhashMyProcNumber() % nlanes;
+	Buffer		metabuf;
+	SimhashMetaPageData *meta;
+	int			nlanes;
+	int			own;
 	uint64		full = 0;
 	Buffer		spare;
+
+	if (append_to_hinted_tail(index, hash, tid))
+		return 0;
+	metabuf = simhash_lock_meta(index, BUFFER_LOCK_SHARE);
+	meta = SimhashPageGetMeta(BufferGetPage(metabuf));
+	nlanes = lanes_of(meta);
+	own = SimhashMyProcNumber() % nlanes;
 
 	/* i = 0: our lane; 1 .. nlanes - 1: the others; nlanes: ours, waiting */
 	for (int i = 0; i <= nlanes; i++)
@@ -258,6 +360,8 @@ simhash_pending_append(Relation index, uint64 hash, ItemPointer tid)
 		{
 			append_to_tail(index, tailbuf, hash, tid, 0);
 			UnlockReleaseBuffer(tailbuf);
+			if (lane == own)
+				hint_own_lane(index, meta, own);
 			UnlockReleaseBuffer(metabuf);
 			return 0;
 		}
@@ -278,6 +382,7 @@ simhash_pending_append(Relation index, uint64 hash, ItemPointer tid)
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 	(void) append_meta_locked(index, metabuf, pending_lane, own, hash, tid, 0, false, spare);
 	meta = SimhashPageGetMeta(BufferGetPage(metabuf));
+	hint_own_lane(index, meta, own);
 	for (int i = 0; i < lanes_of(meta); i++)
 		full += meta->pending[i].nentries;
 	UnlockReleaseBuffer(metabuf);
@@ -337,6 +442,43 @@ simhash_unsorted_nentries(const SimhashMetaPageData *meta, bool *exact)
 			*exact = false;
 	}
 	return n;
+}
+
+/*
+ * Close the tail pages of the flushing lanes of a copy of the metapage
+ * (whose buffer the caller holds locked exclusively, so no append that
+ * locks the metapage is under way): marked full, under each tail's lock,
+ * so that an append by a backend's hint of its lane's tail
+ * (append_to_hinted_tail(), which takes no metapage lock) waits for this
+ * or finds the page closed.  Each is one generic WAL record of the page
+ * header's flags.
+ */
+void
+simhash_close_lanes(Relation index, const SimhashMetaPageData *meta)
+{
+	for (int i = 0; i < lanes_of(meta); i++)
+	{
+		Buffer		tailbuf;
+		SimhashLoggedPage logged;
+
+		if (meta->flushing[i].head == InvalidBlockNumber)
+			continue;
+		tailbuf = lock_tail(index, &meta->flushing[i], 0);
+		if (!PageIsFull(BufferGetPage(tailbuf)))
+		{
+			logged.buffer = tailbuf;
+			logged.image = false;
+			logged.n = 1;
+			logged.offsets[0] = offsetof(PageHeaderData, pd_flags);
+			logged.lengths[0] = sizeof(uint16);
+			START_CRIT_SECTION();
+			PageSetFull(BufferGetPage(tailbuf));
+			MarkBufferDirty(tailbuf);
+			simhash_log_pages(index, &logged, 1);
+			END_CRIT_SECTION();
+		}
+		UnlockReleaseBuffer(tailbuf);
+	}
 }
 
 /* Make a list of the metapage empty. */

@@ -108,7 +108,6 @@ simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 	/* pages replaced earlier and seen by no snapshot now: reuse them */
 	if (simhash_recycle(index, NULL) > 0)
 		IndexFreeSpaceMapVacuum(index);	/* searches start at the upper levels */
-	simhash_alloc_restart(index, InvalidBlockNumber);	/* lowest free pages first */
 
 	metabuf = simhash_lock_meta(index, BUFFER_LOCK_EXCLUSIVE);
 	memcpy(&meta, SimhashPageGetMeta(BufferGetPage(metabuf)), sizeof(meta));
@@ -125,6 +124,9 @@ simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 		UnlockPage(index, SIMHASH_METAPAGE_BLKNO, ExclusiveLock);
 		return;
 	}
+
+	/* no append by a hint goes to a flushing lane from now on */
+	simhash_close_lanes(index, &meta);
 
 	/* publish the flushing list, and take a generation for the new run */
 	generation = meta.next_generation++;

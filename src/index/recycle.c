@@ -14,7 +14,6 @@
 #include "access/xloginsert.h"
 #include "catalog/catalog.h"
 #include "miscadmin.h"
-#include "storage/indexfsm.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
@@ -75,7 +74,7 @@ simhash_free_page(Relation index, BlockNumber blkno, BufferAccessStrategy strate
 
 	simhash_write_page_image(index, buffer, NULL);
 	UnlockReleaseBuffer(buffer);
-	RecordFreeIndexPage(index, blkno);
+	simhash_give_free_page(index, blkno);
 }
 
 /* what recycling has freed so far, and how it reads */

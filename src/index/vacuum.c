@@ -616,7 +616,7 @@ reclaim_pages(Relation index, BufferAccessStrategy strategy)
 		UnlockReleaseBuffer(buffer);
 
 		if (is_free)
-			RecordFreeIndexPage(index, blkno);
+			simhash_give_free_page(index, blkno);
 		else if (!referenced)
 			simhash_free_page(index, blkno, strategy);
 		simhash_vacuum_delay_point();

@@ -1,8 +1,8 @@
 # test/t/003_index_replica.pl: a simhash index on a streaming replica.
-# The primary inserts (flushes, merges), deletes, updates and vacuums; once
-# the standby has caught up, its indexed queries use the index and return
-# what the primary's return, and equal the sequential reference on the
-# standby; simhash_index_check runs there.  Then the standby answers
+# The primary inserts (flushes, merges, rows whose key is NULL), deletes,
+# updates and vacuums; once the standby has caught up, its indexed queries
+# use the index and return what the primary's return, and equal the
+# sequential reference on the standby; simhash_index_check runs there.  Then the standby answers
 # queries while it replays a concurrent workload, and finally it is
 # promoted and its index takes more inserts.  wal_consistency_checking =
 # generic makes the standby compare every page it replays with the
@@ -80,6 +80,8 @@ $primary->safe_psql('postgres', 'VACUUM t');
 $primary->safe_psql('postgres', q{UPDATE t SET h = flip(h, id::int, 1) WHERE id % 7 = 1});
 $primary->safe_psql('postgres', 'VACUUM t');
 $primary->safe_psql('postgres', insert_sql(1, 400, 100, 102));
+# rows whose key is NULL: the nulls list, more than a page of it
+$primary->safe_psql('postgres', 'INSERT INTO t (c, h) SELECT g, NULL FROM generate_series(1, 1100) g');
 $primary->safe_psql('postgres', 'ANALYZE t');
 note 'primary: ' . index_meta($primary, 'postgres', 't_h');
 cmp_ok($primary->safe_psql('postgres', 'SELECT generation FROM index_meta($$t_h$$)'),

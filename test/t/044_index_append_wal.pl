@@ -1,5 +1,5 @@
 # test/t/044_index_append_wal.pl: an append to a pending lane is WAL-logged
-# as the delta of its tail page (src/index/pending.c, simhash_log_page_ranges()
+# as the delta of its tail page (src/index/pending.c, simhash_log_pages()
 # in pages.c): a generic WAL record of a few dozen bytes, not an image of the
 # page.  pg_waldump reads the index's records of 500 appends made after a
 # checkpoint (fewer than a flush; no checkpoint comes between:
