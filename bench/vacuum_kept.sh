@@ -28,7 +28,14 @@ rm -f "$OUT.anon" "$OUT.anon0" "$OUT.perf"
 P=(psql -X -At -v ON_ERROR_STOP=1 -d "$DB")
 rows=$("${P[@]}" -c "SELECT count(*) FROM docs")
 "${P[@]}" -c "DELETE FROM docs WHERE id % 10 = $K" -c "CHECKPOINT" >/dev/null
-ckpt() { "${P[@]}" -c "SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter"; }
+# checkpoints so far: pg_stat_checkpointer from PostgreSQL 17, pg_stat_bgwriter before
+ckpt() {
+	if [ "$("${P[@]}" -c "SELECT to_regclass('pg_catalog.pg_stat_checkpointer') IS NOT NULL")" = t ]; then
+		"${P[@]}" -c "SELECT num_timed + num_requested FROM pg_stat_checkpointer"
+	else
+		"${P[@]}" -c "SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter"
+	fi
+}
 c0=$(ckpt)
 s0=$(date +%s.%N)
 out=$("${P[@]}" 2>"$OUT.log" <<SQL
