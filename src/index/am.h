@@ -195,13 +195,6 @@ typedef struct SimhashLoggedPage
 	uint16		lengths[SIMHASH_MAX_LOGGED_RANGES];
 } SimhashLoggedPage;
 extern void simhash_log_pages(Relation index, const SimhashLoggedPage *pages, int npages);
-/* this backend's own pending lane's tail page, as last seen (generation 0: none) */
-typedef struct SimhashLaneHint
-{
-	BlockNumber tail;
-	uint64		generation;
-} SimhashLaneHint;
-extern SimhashLaneHint *simhash_lane_hint(Relation index);
 extern Buffer simhash_new_buffer(Relation index);
 extern Buffer simhash_lock_block(Relation index, BlockNumber blkno, int mode,
 								 BufferAccessStrategy strategy);
@@ -254,7 +247,6 @@ extern int	simhash_unsorted_lists(const SimhashMetaPageData *meta, bool flushing
 extern uint64 simhash_unsorted_nentries(const SimhashMetaPageData *meta, bool *exact);
 extern void simhash_clear_list(SimhashList *list);
 extern int	simhash_take_pending(SimhashMetaPageData *meta);
-extern void simhash_close_lanes(Relation index, const SimhashMetaPageData *meta);
 
 /* ---- alloc.c: lowest-first page allocation, VACUUM's early recycling ---- */
 extern void simhash_alloc_restart(Relation index, BlockNumber floor);

@@ -248,15 +248,13 @@ StaticAssertDecl(SV_PAGE_ITEMS == SIMHASH_PAGE_ITEMS, "items per page");
  * What this backend knows of the index between calls (rd_amcache, freed by
  * the relcache when the index changes identity): its size in blocks, read
  * again whenever a block number at or past it turns up (the index grows),
- * its number of tables, from the last metapage read, and the tail page of
- * its own pending lane.
+ * and its number of tables, from the last metapage read.
  */
 typedef struct SimhashCache
 {
 	BlockNumber nblocks;
 	int			ntables;
 	uint64		token;			/* its name for inner_cache.c's copies; 0: none yet */
-	SimhashLaneHint lane;		/* pending.c's hint of our lane's tail page */
 } SimhashCache;
 
 /* the last token handed out by simhash_cache_token() in this backend */
@@ -287,17 +285,6 @@ simhash_cache_token(Relation index)
 	if (cache->token == 0)
 		cache->token = ++last_token;
 	return cache->token;
-}
-
-/*
- * Where this backend's last append to its own pending lane went
- * (pending.c): a hint, checked against the page itself before use, and
- * forgotten with the relcache entry.
- */
-SimhashLaneHint *
-simhash_lane_hint(Relation index)
-{
-	return &index_cache(index)->lane;
 }
 
 /* The index's size in blocks, read again from the storage manager. */

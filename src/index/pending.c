@@ -61,18 +61,12 @@ lock_tail(Relation index, const SimhashList *list, int flags)
 
 StaticAssertDecl(SIMHASH_LANE_PAGE_ITEMS <= SIMHASH_PAGE_ITEMS, "lane pages are pages");
 
-/*
- * Does the (locked) page of a lane (or of the nulls list) have room for one
- * more entry?  Not a lane's tail page that a flush has taken (closed:
- * marked full, simhash_close_lanes()).
- */
+/* Does the (locked) page of a lane (or of the nulls list) have room for one more entry? */
 static inline bool
 has_room(Buffer buffer, bool lane)
 {
-	Page		page = BufferGetPage(buffer);
-
-	return !PageIsFull(page) &&
-		SimhashPageItems(page) < (int) (lane ? SIMHASH_LANE_PAGE_ITEMS : SIMHASH_PAGE_ITEMS);
+	return SimhashPageItems(BufferGetPage(buffer)) <
+		(int) (lane ? SIMHASH_LANE_PAGE_ITEMS : SIMHASH_PAGE_ITEMS);
 }
 
 /*
@@ -263,51 +257,6 @@ lanes_of(const SimhashMetaPageData *meta)
 }
 
 /*
- * Append to the tail page of our own lane where our last append went
- * (simhash_lane_hint()), without the metapage's lock, if that page is
- * still the tail of a pending lane and has room: of the lane's kind and
- * generation (not recycled since), with no next page (no page added
- * since) and not closed by a flush that took the lane (a flush closes the
- * tails it takes under their locks, so an append under the tail's lock
- * either comes before the flush reads the lane or sees it closed).  Its
- * lock is not waited for.  Returns whether it appended.
- */
-static bool
-append_to_hinted_tail(Relation index, uint64 hash, ItemPointer tid)
-{
-	SimhashLaneHint *hint = simhash_lane_hint(index);
-	Buffer		tailbuf;
-
-	if (hint->generation == 0 || !simhash_block_exists(index, hint->tail))
-		return false;
-	tailbuf = simhash_read_page(index, hint->tail, BUFFER_LOCK_EXCLUSIVE, SIMHASH_PENDING,
-								hint->generation, SIMHASH_READ_NOWAIT | SIMHASH_READ_IF_OURS,
-								NULL);
-	if (!BufferIsValid(tailbuf))
-		return false;
-	if (SimhashPageGetOpaque(BufferGetPage(tailbuf))->next != InvalidBlockNumber ||
-		!has_room(tailbuf, true))
-	{
-		UnlockReleaseBuffer(tailbuf);
-		return false;
-	}
-	append_to_tail(index, tailbuf, hash, tid, 0);
-	UnlockReleaseBuffer(tailbuf);
-	return true;
-}
-
-/* Remember our own lane's tail page of a metapage (locked), for the next append. */
-static void
-hint_own_lane(Relation index, const SimhashMetaPageData *meta, int own)
-{
-	SimhashLaneHint *hint = simhash_lane_hint(index);
-
-	hint->tail = meta->pending[own].tail;
-	hint->generation = meta->pending[own].head == InvalidBlockNumber ? 0 :
-		meta->pending[own].generation;
-}
-
-/*
  * Append (hash, tid) to a pending lane.  Returns 0, or, when the append
  * added a page to a lane, the entries of the lanes' pages other than their
  * tails (the caller flushes when that is large).
@@ -326,19 +275,12 @@ hint_own_lane(Relation index, const SimhashMetaPageData *meta, int own)
 uint64
 simhash_pending_append(Relation index, uint64 hash, ItemPointer tid)
 {
-	Buffer		metabuf;
-	SimhashMetaPageData *meta;
-	int			nlanes;
-	int			own;
+	Buffer		metabuf = simhash_lock_meta(index, BUFFER_LOCK_SHARE);
+	SimhashMetaPageData *meta = SimhashPageGetMeta(BufferGetPage(metabuf));
+	int			nlanes = lanes_of(meta);
+	int			own = SimhashMyProcNumber() % nlanes;
 	uint64		full = 0;
 	Buffer		spare;
-
-	if (append_to_hinted_tail(index, hash, tid))
-		return 0;
-	metabuf = simhash_lock_meta(index, BUFFER_LOCK_SHARE);
-	meta = SimhashPageGetMeta(BufferGetPage(metabuf));
-	nlanes = lanes_of(meta);
-	own = SimhashMyProcNumber() % nlanes;
 
 	/* i = 0: our lane; 1 .. nlanes - 1: the others; nlanes: ours, waiting */
 	for (int i = 0; i <= nlanes; i++)
@@ -360,8 +302,6 @@ simhash_pending_append(Relation index, uint64 hash, ItemPointer tid)
 		{
 			append_to_tail(index, tailbuf, hash, tid, 0);
 			UnlockReleaseBuffer(tailbuf);
-			if (lane == own)
-				hint_own_lane(index, meta, own);
 			UnlockReleaseBuffer(metabuf);
 			return 0;
 		}
@@ -382,7 +322,6 @@ simhash_pending_append(Relation index, uint64 hash, ItemPointer tid)
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);
 	(void) append_meta_locked(index, metabuf, pending_lane, own, hash, tid, 0, false, spare);
 	meta = SimhashPageGetMeta(BufferGetPage(metabuf));
-	hint_own_lane(index, meta, own);
 	for (int i = 0; i < lanes_of(meta); i++)
 		full += meta->pending[i].nentries;
 	UnlockReleaseBuffer(metabuf);
@@ -442,43 +381,6 @@ simhash_unsorted_nentries(const SimhashMetaPageData *meta, bool *exact)
 			*exact = false;
 	}
 	return n;
-}
-
-/*
- * Close the tail pages of the flushing lanes of a copy of the metapage
- * (whose buffer the caller holds locked exclusively, so no append that
- * locks the metapage is under way): marked full, under each tail's lock,
- * so that an append by a backend's hint of its lane's tail
- * (append_to_hinted_tail(), which takes no metapage lock) waits for this
- * or finds the page closed.  Each is one generic WAL record of the page
- * header's flags.
- */
-void
-simhash_close_lanes(Relation index, const SimhashMetaPageData *meta)
-{
-	for (int i = 0; i < lanes_of(meta); i++)
-	{
-		Buffer		tailbuf;
-		SimhashLoggedPage logged;
-
-		if (meta->flushing[i].head == InvalidBlockNumber)
-			continue;
-		tailbuf = lock_tail(index, &meta->flushing[i], 0);
-		if (!PageIsFull(BufferGetPage(tailbuf)))
-		{
-			logged.buffer = tailbuf;
-			logged.image = false;
-			logged.n = 1;
-			logged.offsets[0] = offsetof(PageHeaderData, pd_flags);
-			logged.lengths[0] = sizeof(uint16);
-			START_CRIT_SECTION();
-			PageSetFull(BufferGetPage(tailbuf));
-			MarkBufferDirty(tailbuf);
-			simhash_log_pages(index, &logged, 1);
-			END_CRIT_SECTION();
-		}
-		UnlockReleaseBuffer(tailbuf);
-	}
 }
 
 /* Make a list of the metapage empty. */

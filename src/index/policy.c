@@ -125,9 +125,6 @@ simhash_flush_and_merge(Relation index, bool wait, bool merge_all,
 		return;
 	}
 
-	/* no append by a hint goes to a flushing lane from now on */
-	simhash_close_lanes(index, &meta);
-
 	/* publish the flushing list, and take a generation for the new run */
 	generation = meta.next_generation++;
 	nruns_before = meta.nruns;

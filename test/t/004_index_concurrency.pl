@@ -182,25 +182,6 @@ is($node->safe_psql('postgres', 'SELECT flushing FROM index_meta($$t_h$$)'), '0'
 	'the next flush sorted the flushing lanes left behind');
 check_index($node, 'postgres', 'after the next flush');
 
-# an append by a backend's hint of its own lane's tail page, which takes no
-# metapage lock, while a flush holds the lanes: a session appends a row
-# (that lane's tail becomes its hint), a VACUUM's flush takes the lanes and
-# waits after writing its run, the session appends another row, and the
-# VACUUM goes on.  A flush closes the tails it takes; appended to a taken
-# lane, the second row would be retired with it, missing from the index.
-my $appender = $node->background_psql('postgres');
-$appender->query_safe(insert_sql(1, 1, 1030, 1030));
-my ($vf, $vfpid) = start_held('VACUUM in a flush', $FLUSH_WRITTEN,
-	'VACUUM (PARALLEL 0, INDEX_CLEANUP ON) t');
-cmp_ok($node->safe_psql('postgres', 'SELECT flushing FROM index_meta($$t_h$$)'), '>', 0,
-	'the held VACUUM took the pending lanes');
-$appender->query_safe(insert_sql(1, 1, 1031, 1031));
-$appender->quit;
-$hold->query_safe("SELECT pg_advisory_unlock($FLUSH_WRITTEN);");
-$vf->query_safe('SELECT 1 AS done;');
-$vf->quit;
-check_index($node, 'postgres', 'after an append by hint while a flush held the lanes');
-
 # a VACUUM cancelled while it marks dead entries in a run's table 0:
 # some leaves have their dead bits, the run's header does not count them
 $node->safe_psql('postgres', q{
