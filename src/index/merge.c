@@ -19,7 +19,6 @@
  */
 #include "postgres.h"
 
-
 #include "am.h"
 
 /* the dead entries of the runs merged (see the header comment) */

@@ -70,8 +70,20 @@ has_room(Buffer buffer, bool lane)
 }
 
 /*
+ * Describe for simhash_log_pages() one more changed range of buffer's page:
+ * the field at field, length bytes.
+ */
+static void
+logged_range(SimhashLoggedPage *logged, Buffer buffer, const void *field, uint16 length)
+{
+	logged->buffer = buffer;
+	logged->offsets[logged->n] = (const char *) field - (const char *) BufferGetPage(buffer);
+	logged->lengths[logged->n++] = length;
+}
+
+/*
  * Put an entry on a page (as put_entry()) and describe for
- * simhash_log_pages() the two ranges that changes: the page header's
+ * simhash_log_pages() the two ranges that change: the page header's
  * pd_lower and the new entry.
  */
 static void
@@ -80,13 +92,9 @@ put_logged_entry(SimhashLoggedPage *logged, Buffer buffer, uint64 hash, ItemPoin
 {
 	Page		page = BufferGetPage(buffer);
 
-	logged->buffer = buffer;
-	logged->image = false;
-	logged->n = 2;
-	logged->offsets[0] = offsetof(PageHeaderData, pd_lower);
-	logged->lengths[0] = sizeof(LocationIndex);
-	logged->offsets[1] = ((PageHeader) page)->pd_lower;
-	logged->lengths[1] = sizeof(SimhashEntry);
+	logged_range(logged, buffer, &((PageHeader) page)->pd_lower, sizeof(LocationIndex));
+	logged_range(logged, buffer, (char *) page + ((PageHeader) page)->pd_lower,
+				 sizeof(SimhashEntry));
 	put_entry(page, hash, tid, flags);
 }
 
@@ -102,7 +110,7 @@ put_logged_entry(SimhashLoggedPage *logged, Buffer buffer, uint64 hash, ItemPoin
 static void
 append_to_tail(Relation index, Buffer tailbuf, uint64 hash, ItemPointer tid, uint16 flags)
 {
-	SimhashLoggedPage logged;
+	SimhashLoggedPage logged = {0};
 
 	START_CRIT_SECTION();
 	put_logged_entry(&logged, tailbuf, hash, tid, flags);
@@ -147,12 +155,11 @@ append_meta_locked(Relation index, Buffer metabuf, SimhashList *(*which) (Simhas
 				   int lane, uint64 hash, ItemPointer tid, uint16 flags, bool exact_count,
 				   Buffer spare)
 {
-	Page		metapage = BufferGetPage(metabuf);
-	SimhashMetaPageData *meta = SimhashPageGetMeta(metapage);
+	SimhashMetaPageData *meta = SimhashPageGetMeta(BufferGetPage(metabuf));
 	SimhashList *list = which(meta, lane);
 	Buffer		tailbuf = InvalidBuffer;
 	Buffer		newbuf = InvalidBuffer;
-	SimhashLoggedPage logged[3];
+	SimhashLoggedPage logged[SIMHASH_MAX_LOGGED_PAGES] = {{0}};
 	int			nlogged = 1;
 	uint64		nentries;
 
@@ -176,16 +183,9 @@ append_meta_locked(Relation index, Buffer metabuf, SimhashList *(*which) (Simhas
 		newbuf = BufferIsValid(spare) ? spare : simhash_new_buffer(index);
 
 	/* the metapage: the list, and the next generation before it */
-	logged[0].buffer = metabuf;
-	logged[0].image = false;
-	logged[0].n = 0;
 	if (list->head == InvalidBlockNumber)
-	{
-		logged[0].offsets[logged[0].n] = (char *) &meta->next_generation - (char *) metapage;
-		logged[0].lengths[logged[0].n++] = sizeof(meta->next_generation);
-	}
-	logged[0].offsets[logged[0].n] = (char *) list - (char *) metapage;
-	logged[0].lengths[logged[0].n++] = sizeof(SimhashList);
+		logged_range(&logged[0], metabuf, &meta->next_generation, sizeof(meta->next_generation));
+	logged_range(&logged[0], metabuf, list, sizeof(SimhashList));
 
 	START_CRIT_SECTION();
 	if (BufferIsValid(newbuf))
@@ -207,11 +207,7 @@ append_meta_locked(Relation index, Buffer metabuf, SimhashList *(*which) (Simhas
 			opaque->next = BufferGetBlockNumber(newbuf);
 			if (!exact_count)
 				list->nentries += SimhashPageItems(tailpage);
-			logged[nlogged].buffer = tailbuf;
-			logged[nlogged].image = false;
-			logged[nlogged].n = 1;
-			logged[nlogged].offsets[0] = (char *) &opaque->next - (char *) tailpage;
-			logged[nlogged++].lengths[0] = sizeof(opaque->next);
+			logged_range(&logged[nlogged++], tailbuf, &opaque->next, sizeof(opaque->next));
 		}
 		simhash_init_page(newpage, SIMHASH_PENDING, list->generation);
 		list->tail = BufferGetBlockNumber(newbuf);
