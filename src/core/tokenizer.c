@@ -596,79 +596,94 @@ refill(SimhashShingler *s)
 	}
 }
 
-/* the next token, refilling a streaming shingler's chunk as needed */
-static inline __attribute__((always_inline)) bool
-shingler_token(SimhashShingler *s, size_t *start, size_t *len)
-{
-	while (!tokenizer_next(&s->tok, start, len))
-	{
-		if (s->outsize == 0 || s->tok.pos >= s->end)
-			return false;
-		refill(s);
-	}
-	return true;
-}
-
 /*
  * The shingler's loop; cjk (when not NULL) receives, per shingle, whether all
  * its tokens were "single" (the tokenizer's flag), tracked as a bit per token
- * of the last 64 in s->words.
+ * of the last 64 in words.  The tokenizer and the shingler's counters live
+ * in locals during the loop (the normalised text's char stores would
+ * otherwise force their reloads) and go back to *s before a refill and at
+ * the end.
  */
 static inline __attribute__((always_inline)) size_t
 shingler_next(SimhashShingler *s, uint64_t *hashes, size_t *spans, bool *cjk,
 			  size_t max)
 {
+	SimhashTokenizer tok = s->tok;
+	size_t	   *ring = s->ring;
+	int			window = s->window;
+	int			next = s->next;
+	uint64_t	ntokens = s->ntokens;
+	size_t		last_end = s->last_end;
+	uint64_t	words = s->words;
 	size_t		produced = 0;
 	size_t		start,
 				len;
 	size_t		hashed = 0;
-	uint64_t	w = (uint64_t) s->window;
+	uint64_t	w = (uint64_t) window;
 	uint64_t	wmask = (w >= 64) ? ~UINT64_C(0) : (UINT64_C(1) << w) - 1;
 
-	while (produced < max && !s->done && hashed < SIMHASH_SHINGLER_CALL_BYTES)
+	if (s->done)
+		return 0;
+	while (produced < max && hashed < SIMHASH_SHINGLER_CALL_BYTES)
 	{
-		if (!shingler_token(s, &start, &len))
+		if (!tokenizer_next(&tok, &start, &len))
 		{
+			if (s->outsize != 0 && tok.pos < s->end)
+			{
+				/* streaming: the next chunk (refill moves the text) */
+				s->tok = tok;
+				s->next = next;
+				s->ntokens = ntokens;
+				s->last_end = last_end;
+				refill(s);
+				tok = s->tok;
+				last_end = s->last_end;
+				continue;
+			}
 			s->done = true;
 			/* fewer tokens than the window: one shingle of them all */
-			if (s->ntokens > 0 && s->ntokens < w)
+			if (ntokens > 0 && ntokens < w)
 			{
 				if (spans)
 				{
-					spans[2 * produced] = s->ring[0];
-					spans[2 * produced + 1] = s->last_end - s->ring[0];
+					spans[2 * produced] = ring[0];
+					spans[2 * produced + 1] = last_end - ring[0];
 				}
 				if (cjk)
-					cjk[produced] = s->ntokens <= 64 && (s->words & wmask) == 0;
-				hashes[produced++] = feature_hash(s->tok.out + s->ring[0],
-												  s->last_end - s->ring[0]);
+					cjk[produced] = ntokens <= 64 && (words & wmask) == 0;
+				hashes[produced++] = feature_hash(tok.out + ring[0],
+												  last_end - ring[0]);
 			}
 			break;
 		}
 		/* ring[next] holds the oldest of the last `window` token starts */
-		s->ring[s->next] = start;
-		if (++s->next == s->window)
-			s->next = 0;
-		s->ntokens++;
-		s->last_end = start + len;
+		ring[next] = start;
+		if (++next == window)
+			next = 0;
+		ntokens++;
+		last_end = start + len;
 		if (cjk)
-			s->words = (s->words << 1) | !s->tok.single;
-		if (s->ntokens >= w)
+			words = (words << 1) | !tok.single;
+		if (ntokens >= w)
 		{
-			size_t		first = s->ring[s->next];
+			size_t		first = ring[next];
 
 			if (spans)
 			{
 				spans[2 * produced] = first;
-				spans[2 * produced + 1] = s->last_end - first;
+				spans[2 * produced + 1] = last_end - first;
 			}
 			if (cjk)
-				cjk[produced] = w <= 64 && (s->words & wmask) == 0;
-			hashes[produced++] = feature_hash(s->tok.out + first,
-											  s->last_end - first);
-			hashed += s->last_end - first;
+				cjk[produced] = w <= 64 && (words & wmask) == 0;
+			hashes[produced++] = feature_hash(tok.out + first, last_end - first);
+			hashed += last_end - first;
 		}
 	}
+	s->tok = tok;
+	s->next = next;
+	s->ntokens = ntokens;
+	s->last_end = last_end;
+	s->words = words;
 	return produced;
 }
 
