@@ -237,59 +237,70 @@ weighted_sums_planes(const SimhashFeatureCounts *c, bool v2, uint64_t sums[64],
  * summing the weights of the features having bit 8i + j set; each feature's
  * bit j of every byte is shifted to the sign of its lane and spread over the
  * lane as a mask of its weight.  No branch depends on the hash or weight.
+ * The registers are eight variables, not an array, so that they stay in
+ * registers through the loop.
  */
+#define SUM_BIT(acc, bytes, weight, j) \
+	_mm_add_epi16((acc), _mm_and_si128((weight), \
+									   _mm_srai_epi16(_mm_slli_epi16((bytes), 15 - (j)), 15)))
+
 static void
 weighted_sums_sse2(const SimhashFeatureCounts *c, bool v2, uint64_t sums[64],
 				   uint64_t *total)
 {
-	__m128i		acc[8];
-	uint16_t	lanes[8];
-	size_t		since_flush = 0;
+	const SimhashFeatureSlot *slots = c->slots;
+	const uint32_t *occupied = c->occupied;
+	size_t		used = c->used;
+	uint64_t	sum_w = c->zero_count ? count_weight(c->zero_count, v2) : 0;
 
 	memset(sums, 0, 64 * sizeof(uint64_t));
-	*total = c->zero_count ? count_weight(c->zero_count, v2) : 0;
-	for (int j = 0; j < 8; j++)
-		acc[j] = _mm_setzero_si128();
-	for (size_t i = 0; i <= c->used; i++)
+	for (size_t from = 0; from < used; from += LANE_FEATURES)
 	{
-		if (i == c->used || since_flush == LANE_FEATURES)
+		size_t		to = used - from < LANE_FEATURES ? used : from + LANE_FEATURES;
+		__m128i		a0 = _mm_setzero_si128(),
+					a1 = a0,
+					a2 = a0,
+					a3 = a0,
+					a4 = a0,
+					a5 = a0,
+					a6 = a0,
+					a7 = a0;
+		uint16_t	lanes[8][8];
+
+		for (size_t i = from; i < to; i++)
 		{
-			for (int j = 0; j < 8; j++)
-			{
-				_mm_storeu_si128((__m128i *) lanes, acc[j]);
-				for (int k = 0; k < 8; k++)
-					sums[8 * k + j] += lanes[k];
-				acc[j] = _mm_setzero_si128();
-			}
-			since_flush = 0;
-			if (i == c->used)
-				break;
-		}
-		{
-			const SimhashFeatureSlot *slot = &c->slots[c->occupied[i]];
+			const SimhashFeatureSlot *slot = &slots[occupied[i]];
 			uint32_t	w = count_weight(slot->count, v2);
 			/* lane k: byte k of the hash, in its low half */
 			__m128i		bytes = _mm_unpacklo_epi8(_mm_cvtsi64_si128((long long) slot->key),
 												  _mm_setzero_si128());
 			__m128i		weight = _mm_set1_epi16((short) w);
 
-			*total += w;
-#define SUM_BIT(j) \
-			acc[j] = _mm_add_epi16(acc[j], _mm_and_si128(weight, \
-						_mm_srai_epi16(_mm_slli_epi16(bytes, 15 - (j)), 15)))
-			SUM_BIT(0);
-			SUM_BIT(1);
-			SUM_BIT(2);
-			SUM_BIT(3);
-			SUM_BIT(4);
-			SUM_BIT(5);
-			SUM_BIT(6);
-			SUM_BIT(7);
-#undef SUM_BIT
-			since_flush++;
+			sum_w += w;
+			a0 = SUM_BIT(a0, bytes, weight, 0);
+			a1 = SUM_BIT(a1, bytes, weight, 1);
+			a2 = SUM_BIT(a2, bytes, weight, 2);
+			a3 = SUM_BIT(a3, bytes, weight, 3);
+			a4 = SUM_BIT(a4, bytes, weight, 4);
+			a5 = SUM_BIT(a5, bytes, weight, 5);
+			a6 = SUM_BIT(a6, bytes, weight, 6);
+			a7 = SUM_BIT(a7, bytes, weight, 7);
 		}
+		_mm_storeu_si128((__m128i *) lanes[0], a0);
+		_mm_storeu_si128((__m128i *) lanes[1], a1);
+		_mm_storeu_si128((__m128i *) lanes[2], a2);
+		_mm_storeu_si128((__m128i *) lanes[3], a3);
+		_mm_storeu_si128((__m128i *) lanes[4], a4);
+		_mm_storeu_si128((__m128i *) lanes[5], a5);
+		_mm_storeu_si128((__m128i *) lanes[6], a6);
+		_mm_storeu_si128((__m128i *) lanes[7], a7);
+		for (int j = 0; j < 8; j++)
+			for (int k = 0; k < 8; k++)
+				sums[8 * k + j] += lanes[j][k];
 	}
+	*total = sum_w;
 }
+#undef SUM_BIT
 #endif
 
 /* the fingerprint of the counted features: each votes with its weight */
