@@ -602,16 +602,18 @@ refill(SimhashShingler *s)
  * of the last 64 in words.  The tokenizer and the shingler's counters live
  * in locals during the loop (the normalised text's char stores would
  * otherwise force their reloads) and go back to *s before a refill and at
- * the end.
+ * the end.  fixed_window, when not 0, is s->window known at compile time
+ * (the callers' common case, window 1 without spans, then needs no ring
+ * lookups and fewer registers).
  */
 static inline __attribute__((always_inline)) size_t
 shingler_next(SimhashShingler *s, uint64_t *hashes, size_t *spans, bool *cjk,
-			  size_t max)
+			  size_t max, int fixed_window)
 {
 	SimhashTokenizer tok = s->tok;
 	size_t	   *ring = s->ring;
-	int			window = s->window;
-	int			next = s->next;
+	int			window = fixed_window ? fixed_window : s->window;
+	int			next = window == 1 ? 0 : s->next;	/* always 0 for window 1 */
 	uint64_t	ntokens = s->ntokens;
 	size_t		last_end = s->last_end;
 	uint64_t	words = s->words;
@@ -691,12 +693,16 @@ size_t
 simhash_shingler_next(SimhashShingler *s, uint64_t *hashes, size_t *spans,
 					  size_t max)
 {
-	return shingler_next(s, hashes, spans, NULL, max);
+	if (spans == NULL && s->window == 1)
+		return shingler_next(s, hashes, NULL, NULL, max, 1);
+	return shingler_next(s, hashes, spans, NULL, max, 0);
 }
 
 size_t
 simhash_shingler_next_cjk(SimhashShingler *s, uint64_t *hashes, size_t *spans,
 						  bool *cjk, size_t max)
 {
-	return shingler_next(s, hashes, spans, cjk, max);
+	if (spans == NULL && s->window == 1)
+		return shingler_next(s, hashes, NULL, cjk, max, 1);
+	return shingler_next(s, hashes, spans, cjk, max, 0);
 }
