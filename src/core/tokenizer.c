@@ -285,82 +285,99 @@ tokenizer_next(SimhashTokenizer *t, size_t *start, size_t *len)
 	size_t		n = 0;
 	size_t		begin;
 
-	/* skip separators, and marks that follow no token */
-	for (;;)
+	/*
+	 * The non-ASCII character that ended the last token, when it is a letter
+	 * or digit, starts this one: nothing to skip (the loop below would reach
+	 * the same through its test of ahead_pos).
+	 */
+	if (pos == t->ahead_pos &&
+		(t->ahead_cls == UC_WORD || t->ahead_cls == UC_SINGLE))
 	{
-		if (pos >= inlen)
+		c = t->ahead_cp;
+		cls = t->ahead_cls;
+		n = t->ahead_len;
+	}
+	else
+	{
+		/* skip separators, and marks that follow no token */
+		for (;;)
 		{
-			t->pos = pos;
-			return false;
-		}
+			if (pos >= inlen)
+			{
+				t->pos = pos;
+				return false;
+			}
 #ifdef __SSE2__
 
-		/*
-		 * Sixteen bytes at a time: past ASCII separators, and a whole ASCII
-		 * word that an ASCII separator ends within them.  Anything else
-		 * (non-ASCII bytes, a word running on) takes the paths below.
-		 */
-		if (pos + 16 <= inlen && in[pos] < 0x80)
-		{
-			unsigned	word,
-						high,
-						stop,
-						s,
-						e,
-						rest;
-			unsigned char lower[32];
+			/*
+			 * Sixteen bytes at a time: past ASCII separators, and a whole
+			 * ASCII word that an ASCII separator ends within them.  Anything
+			 * else (non-ASCII bytes, a word running on) takes the paths
+			 * below.
+			 */
+			if (pos + 16 <= inlen && in[pos] < 0x80)
+			{
+				unsigned	word,
+							high,
+							stop,
+							s,
+							e,
+							rest;
+				unsigned char lower[32];
 
-			classify16(in + pos, &word, &high, lower);
-			stop = word | high;
-			if (stop == 0)
-			{
-				pos += 16;
-				continue;
+				classify16(in + pos, &word, &high, lower);
+				stop = word | high;
+				if (stop == 0)
+				{
+					pos += 16;
+					continue;
+				}
+				s = (unsigned) __builtin_ctz(stop);
+				rest = ~word & 0xFFFF & ~((1u << s) - 1);
+				if ((high >> s & 1) == 0 && rest != 0 &&
+					(high >> (e = (unsigned) __builtin_ctz(rest)) & 1) == 0)
+				{
+					/* out has room for 16-byte stores past the token */
+					if (outlen > 0)
+						out[outlen++] = ' ';
+					memcpy(out + outlen, lower + s, 16);
+					t->pos = pos + e;
+					t->outlen = outlen + (e - s);
+					t->single = false;
+					*start = outlen;
+					*len = e - s;
+					return true;
+				}
+				pos += s;
 			}
-			s = (unsigned) __builtin_ctz(stop);
-			rest = ~word & 0xFFFF & ~((1u << s) - 1);
-			if ((high >> s & 1) == 0 && rest != 0 &&
-				(high >> (e = (unsigned) __builtin_ctz(rest)) & 1) == 0)
-			{
-				/* out has room for 16-byte stores past the token */
-				if (outlen > 0)
-					out[outlen++] = ' ';
-				memcpy(out + outlen, lower + s, 16);
-				t->pos = pos + e;
-				t->outlen = outlen + (e - s);
-				t->single = false;
-				*start = outlen;
-				*len = e - s;
-				return true;
-			}
-			pos += s;
-		}
 #endif
-		/* ASCII: the common case */
-		if (in[pos] < 0x80)
-		{
-			if (ascii_map[in[pos]] == 0)
+			/* ASCII: the common case */
+			if (in[pos] < 0x80)
 			{
-				pos++;
-				continue;
+				if (ascii_map[in[pos]] == 0)
+				{
+					pos++;
+					continue;
+				}
+				break;
 			}
-			break;
+			if (pos == t->ahead_pos)
+			{
+				/* read by the previous call, where its token ended */
+				c = t->ahead_cp;
+				cls = t->ahead_cls;
+				n = t->ahead_len;
+			}
+			else
+			{
+				t->pos = pos;
+				n = peek(t, &c, &cls);
+			}
+			if (cls == UC_WORD || cls == UC_SINGLE)
+				break;
+			pos += n;
 		}
-		if (pos == t->ahead_pos)
-		{
-			/* read by the previous call, where its token ended */
-			c = t->ahead_cp;
-			cls = t->ahead_cls;
-			n = t->ahead_len;
-		}
-		else
-		{
-			t->pos = pos;
-			n = peek(t, &c, &cls);
-		}
-		if (cls == UC_WORD || cls == UC_SINGLE)
-			break;
-		pos += n;
+
 	}
 
 	if (outlen > 0)
@@ -613,7 +630,7 @@ shingler_next(SimhashShingler *s, uint64_t *hashes, size_t *spans, bool *cjk,
 	SimhashTokenizer tok = s->tok;
 	size_t	   *ring = s->ring;
 	int			window = fixed_window ? fixed_window : s->window;
-	int			next = window == 1 ? 0 : s->next;	/* always 0 for window 1 */
+	int			next = window == 1 ? 0 : s->next;	/* 0 for window 1 */
 	uint64_t	ntokens = s->ntokens;
 	size_t		last_end = s->last_end;
 	uint64_t	words = s->words;
