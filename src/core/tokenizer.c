@@ -482,11 +482,17 @@ simhash_tokenizer_next(SimhashTokenizer *t, size_t *start, size_t *len)
 /*
  * XXH3-64 with seed 0.  Short inputs (most features) take xxHash's own
  * inlinable short-input paths, which XXH3_64bits would call after a
- * dispatch it cannot inline; test_tokenizer checks the two agree.
+ * dispatch it cannot inline; test_tokenizer checks the two agree.  The
+ * lengths of a letter of a script without spaces (1 to 3 bytes) and of
+ * most words (4 to 8) are tested first.
  */
 static inline __attribute__((always_inline)) uint64_t
 feature_hash(const void *data, size_t len)
 {
+	if (len - 1 < 3)
+		return XXH3_len_1to3_64b(data, len, XXH3_kSecret, 0);
+	if (len - 4 < 5)
+		return XXH3_len_4to8_64b(data, len, XXH3_kSecret, 0);
 	if (len <= 16)
 		return XXH3_len_0to16_64b(data, len, XXH3_kSecret, 0);
 	if (len <= 128)
