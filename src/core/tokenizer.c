@@ -150,25 +150,27 @@ swar_ascii_word(uint64_t x)
 /*
  * Sixteen bytes at p at once: *word gets a bit per ASCII letter or digit,
  * *high a bit per byte >= 0x80, and lower[0..15] the bytes with 'A'..'Z'
- * case-folded (lower[16..31] zero).
+ * case-folded (lower[16..31] zero).  A range test is one signed compare
+ * after an add that moves the range's first byte to -128: letters are the
+ * bytes whose x | 0x20 is in 'a'..'z' (which folds them too), digits
+ * '0'..'9'; the add takes bytes >= 0x80 to -65..30, matching neither.
  */
 static inline __attribute__((always_inline)) void
 classify16(const unsigned char *p, unsigned *word, unsigned *high,
 		   unsigned char lower[32])
 {
 	__m128i		x = _mm_loadu_si128((const __m128i *) p);
-	/* signed compares: bytes >= 0x80 are negative and match no range */
-	__m128i		digit = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
-									  _mm_cmplt_epi8(x, _mm_set1_epi8('9' + 1)));
-	__m128i		upper = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('A' - 1)),
-									  _mm_cmplt_epi8(x, _mm_set1_epi8('Z' + 1)));
-	__m128i		small = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('a' - 1)),
-									  _mm_cmplt_epi8(x, _mm_set1_epi8('z' + 1)));
+	__m128i		case_bit = _mm_set1_epi8(0x20);
+	__m128i		letter = _mm_cmplt_epi8(_mm_add_epi8(_mm_or_si128(x, case_bit),
+													 _mm_set1_epi8((char) (0x80 - 'a'))),
+										_mm_set1_epi8((char) (-128 + 26)));
+	__m128i		digit = _mm_cmplt_epi8(_mm_add_epi8(x, _mm_set1_epi8((char) (0x80 - '0'))),
+									   _mm_set1_epi8((char) (-128 + 10)));
 
-	*word = (unsigned) _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(digit, upper), small));
+	*word = (unsigned) _mm_movemask_epi8(_mm_or_si128(letter, digit));
 	*high = (unsigned) _mm_movemask_epi8(x);
 	_mm_storeu_si128((__m128i *) lower,
-					 _mm_or_si128(x, _mm_and_si128(upper, _mm_set1_epi8(0x20))));
+					 _mm_or_si128(x, _mm_and_si128(letter, case_bit)));
 	_mm_storeu_si128((__m128i *) (lower + 16), _mm_setzero_si128());
 }
 #endif
