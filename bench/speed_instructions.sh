@@ -79,7 +79,7 @@ for f in $FUNCS; do
 done
 echo "instructions of SELECT count(f(body)) (postgres --single under callgrind, inside the query):"
 printf '  sample: en %s documents, %s bytes; zh %s documents, %s bytes (%s)\n' \
-	"$(docs en)" "$en_bytes" "$(docs zh)" "$zh_bytes" "$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src || echo +changes)"
+	"$(docs en)" "$en_bytes" "$(docs zh)" "$zh_bytes" "$(git rev-parse --short HEAD 2>/dev/null || echo 'not a git tree')$(git diff --quiet HEAD -- src 2>/dev/null || echo +changes)"
 printf '  %-12s %14s %14s %14s   (instructions per byte)\n' function all en zh
 for f in $FUNCS; do
 	awk -v f="$f" -v a="${instr[$f,all]}" -v e="${instr[$f,en]}" -v z="${instr[$f,zh]}" \
