@@ -240,10 +240,11 @@ weighted_sums_planes(const SimhashFeatureCounts *c, bool v2, uint64_t sums[64],
  * against four masks, the low half of mask r testing bit 2r of every byte
  * and the high half bit 2r + 1; each byte where the bit is set adds the
  * feature's weight to the same byte of an 8-bit accumulator.  Before a
- * byte could pass 255 (the weights added since sum to more), the four
- * 8-bit accumulators are widened into eight of 16-bit lanes, lane k of
- * register j summing the weights of the features having bit 8k + j set,
- * and those are added to the 64-bit sums after each run of LANE_FEATURES.
+ * byte could pass 255 (when the weights added since the last widening
+ * would sum past it), the four 8-bit accumulators are widened into eight
+ * of 16-bit lanes, lane k of register j summing the weights of the
+ * features having bit 8k + j set, and those are added to the 64-bit sums
+ * after each run of LANE_FEATURES.
  * No branch depends on the hash; the accumulators are variables, not
  * arrays, so that they stay in registers.
  */

@@ -153,7 +153,7 @@ swar_ascii_word(uint64_t x)
  * case-folded (lower[16..31] zero).  A range test is one signed compare
  * after an add that moves the range's first byte to -128: letters are the
  * bytes whose x | 0x20 is in 'a'..'z' (which folds them too), digits
- * '0'..'9'; the add takes bytes >= 0x80 to -65..30, matching neither.
+ * '0'..'9'; the adds leave bytes >= 0x80 at -65 or above, matching neither.
  */
 static inline __attribute__((always_inline)) void
 classify16(const unsigned char *p, unsigned *word, unsigned *high,
