@@ -232,64 +232,108 @@ weighted_sums_planes(const SimhashFeatureCounts *c, bool v2, uint64_t sums[64],
  */
 #define LANE_FEATURES 1023
 
+/* bit j of each byte, j = 0 .. 7: a byte of 2^j, repeated */
+#define BYTE_BIT(j) ((long long) (UINT64_C(0x0101010101010101) << (j)))
+
 /*
- * SSE2 path: eight registers of eight 16-bit lanes, lane i of register j
- * summing the weights of the features having bit 8i + j set; each feature's
- * bit j of every byte is shifted to the sign of its lane and spread over the
- * lane as a mask of its weight.  No branch depends on the hash or weight.
+ * SSE2 path.  Each feature's hash, in both halves of a register, is tested
+ * against four masks, the low half of mask r testing bit 2r of every byte
+ * and the high half bit 2r + 1; each byte where the bit is set adds the
+ * feature's weight to the same byte of an 8-bit accumulator.  Before a
+ * byte could pass 255 (when the weights added since the last widening
+ * would sum past it), the four 8-bit accumulators are widened into eight
+ * of 16-bit lanes, lane k of register j summing the weights of the
+ * features having bit 8k + j set, and those are added to the 64-bit sums
+ * after each run of LANE_FEATURES.
+ * No branch depends on the hash; the accumulators are variables, not
+ * arrays, so that they stay in registers.
  */
+#define SUM_BYTES(acc, keys, mask, weight) \
+	_mm_add_epi8((acc), _mm_and_si128((weight), \
+									  _mm_cmpeq_epi8(_mm_and_si128((keys), (mask)), (mask))))
+
+/* b (bits 2r and 2r + 1 of each byte) into the 16-bit lanes lo and hi */
+#define WIDEN_BYTES(b, lo, hi) \
+	do { \
+		(lo) = _mm_add_epi16((lo), _mm_unpacklo_epi8((b), _mm_setzero_si128())); \
+		(hi) = _mm_add_epi16((hi), _mm_unpackhi_epi8((b), _mm_setzero_si128())); \
+		(b) = _mm_setzero_si128(); \
+	} while (0)
+
 static void
 weighted_sums_sse2(const SimhashFeatureCounts *c, bool v2, uint64_t sums[64],
 				   uint64_t *total)
 {
-	__m128i		acc[8];
-	uint16_t	lanes[8];
-	size_t		since_flush = 0;
+	const SimhashFeatureSlot *slots = c->slots;
+	const uint32_t *occupied = c->occupied;
+	size_t		used = c->used;
+	uint64_t	sum_w = c->zero_count ? count_weight(c->zero_count, v2) : 0;
+	const __m128i m0 = _mm_set_epi64x(BYTE_BIT(1), BYTE_BIT(0)),
+				m1 = _mm_set_epi64x(BYTE_BIT(3), BYTE_BIT(2)),
+				m2 = _mm_set_epi64x(BYTE_BIT(5), BYTE_BIT(4)),
+				m3 = _mm_set_epi64x(BYTE_BIT(7), BYTE_BIT(6));
 
 	memset(sums, 0, 64 * sizeof(uint64_t));
-	*total = c->zero_count ? count_weight(c->zero_count, v2) : 0;
-	for (int j = 0; j < 8; j++)
-		acc[j] = _mm_setzero_si128();
-	for (size_t i = 0; i <= c->used; i++)
+	for (size_t from = 0; from < used; from += LANE_FEATURES)
 	{
-		if (i == c->used || since_flush == LANE_FEATURES)
-		{
-			for (int j = 0; j < 8; j++)
-			{
-				_mm_storeu_si128((__m128i *) lanes, acc[j]);
-				for (int k = 0; k < 8; k++)
-					sums[8 * k + j] += lanes[k];
-				acc[j] = _mm_setzero_si128();
-			}
-			since_flush = 0;
-			if (i == c->used)
-				break;
-		}
-		{
-			const SimhashFeatureSlot *slot = &c->slots[c->occupied[i]];
-			uint32_t	w = count_weight(slot->count, v2);
-			/* lane k: byte k of the hash, in its low half */
-			__m128i		bytes = _mm_unpacklo_epi8(_mm_cvtsi64_si128((long long) slot->key),
-												  _mm_setzero_si128());
-			__m128i		weight = _mm_set1_epi16((short) w);
+		size_t		to = used - from < LANE_FEATURES ? used : from + LANE_FEATURES;
+		__m128i		a0 = _mm_setzero_si128(),
+					a1 = a0,
+					a2 = a0,
+					a3 = a0,
+					a4 = a0,
+					a5 = a0,
+					a6 = a0,
+					a7 = a0,
+					b0 = a0,
+					b1 = a0,
+					b2 = a0,
+					b3 = a0;
+		uint16_t	lanes[8][8];
+		size_t		i = from;
 
-			*total += w;
-#define SUM_BIT(j) \
-			acc[j] = _mm_add_epi16(acc[j], _mm_and_si128(weight, \
-						_mm_srai_epi16(_mm_slli_epi16(bytes, 15 - (j)), 15)))
-			SUM_BIT(0);
-			SUM_BIT(1);
-			SUM_BIT(2);
-			SUM_BIT(3);
-			SUM_BIT(4);
-			SUM_BIT(5);
-			SUM_BIT(6);
-			SUM_BIT(7);
-#undef SUM_BIT
-			since_flush++;
+		while (i < to)
+		{
+			uint32_t	in_bytes = 0;	/* weight added to b0..b3 */
+
+			for (; i < to; i++)
+			{
+				const SimhashFeatureSlot *slot = &slots[occupied[i]];
+				uint32_t	w = count_weight(slot->count, v2);
+				__m128i		keys = _mm_set1_epi64x((long long) slot->key);
+				__m128i		weight = _mm_set1_epi8((char) w);
+
+				if (in_bytes + w > 255)
+					break;		/* widened first */
+				in_bytes += w;
+				sum_w += w;
+				b0 = SUM_BYTES(b0, keys, m0, weight);
+				b1 = SUM_BYTES(b1, keys, m1, weight);
+				b2 = SUM_BYTES(b2, keys, m2, weight);
+				b3 = SUM_BYTES(b3, keys, m3, weight);
+			}
+			WIDEN_BYTES(b0, a0, a1);
+			WIDEN_BYTES(b1, a2, a3);
+			WIDEN_BYTES(b2, a4, a5);
+			WIDEN_BYTES(b3, a6, a7);
 		}
+		_mm_storeu_si128((__m128i *) lanes[0], a0);
+		_mm_storeu_si128((__m128i *) lanes[1], a1);
+		_mm_storeu_si128((__m128i *) lanes[2], a2);
+		_mm_storeu_si128((__m128i *) lanes[3], a3);
+		_mm_storeu_si128((__m128i *) lanes[4], a4);
+		_mm_storeu_si128((__m128i *) lanes[5], a5);
+		_mm_storeu_si128((__m128i *) lanes[6], a6);
+		_mm_storeu_si128((__m128i *) lanes[7], a7);
+		for (int j = 0; j < 8; j++)
+			for (int k = 0; k < 8; k++)
+				sums[8 * k + j] += lanes[j][k];
 	}
+	*total = sum_w;
 }
+#undef SUM_BYTES
+#undef WIDEN_BYTES
+#undef BYTE_BIT
 #endif
 
 /* the fingerprint of the counted features: each votes with its weight */

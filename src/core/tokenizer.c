@@ -150,25 +150,27 @@ swar_ascii_word(uint64_t x)
 /*
  * Sixteen bytes at p at once: *word gets a bit per ASCII letter or digit,
  * *high a bit per byte >= 0x80, and lower[0..15] the bytes with 'A'..'Z'
- * case-folded (lower[16..31] zero).
+ * case-folded (lower[16..31] zero).  A range test is one signed compare
+ * after an add that moves the range's first byte to -128: letters are the
+ * bytes whose x | 0x20 is in 'a'..'z' (which folds them too), digits
+ * '0'..'9'; the adds leave bytes >= 0x80 at -65 or above, matching neither.
  */
 static inline __attribute__((always_inline)) void
 classify16(const unsigned char *p, unsigned *word, unsigned *high,
 		   unsigned char lower[32])
 {
 	__m128i		x = _mm_loadu_si128((const __m128i *) p);
-	/* signed compares: bytes >= 0x80 are negative and match no range */
-	__m128i		digit = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
-									  _mm_cmplt_epi8(x, _mm_set1_epi8('9' + 1)));
-	__m128i		upper = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('A' - 1)),
-									  _mm_cmplt_epi8(x, _mm_set1_epi8('Z' + 1)));
-	__m128i		small = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8('a' - 1)),
-									  _mm_cmplt_epi8(x, _mm_set1_epi8('z' + 1)));
+	__m128i		case_bit = _mm_set1_epi8(0x20);
+	__m128i		letter = _mm_cmplt_epi8(_mm_add_epi8(_mm_or_si128(x, case_bit),
+													 _mm_set1_epi8((char) (0x80 - 'a'))),
+										_mm_set1_epi8((char) (-128 + 26)));
+	__m128i		digit = _mm_cmplt_epi8(_mm_add_epi8(x, _mm_set1_epi8((char) (0x80 - '0'))),
+									   _mm_set1_epi8((char) (-128 + 10)));
 
-	*word = (unsigned) _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(digit, upper), small));
+	*word = (unsigned) _mm_movemask_epi8(_mm_or_si128(letter, digit));
 	*high = (unsigned) _mm_movemask_epi8(x);
 	_mm_storeu_si128((__m128i *) lower,
-					 _mm_or_si128(x, _mm_and_si128(upper, _mm_set1_epi8(0x20))));
+					 _mm_or_si128(x, _mm_and_si128(letter, case_bit)));
 	_mm_storeu_si128((__m128i *) (lower + 16), _mm_setzero_si128());
 }
 #endif
@@ -285,82 +287,99 @@ tokenizer_next(SimhashTokenizer *t, size_t *start, size_t *len)
 	size_t		n = 0;
 	size_t		begin;
 
-	/* skip separators, and marks that follow no token */
-	for (;;)
+	/*
+	 * The non-ASCII character that ended the last token, when it is a letter
+	 * or digit, starts this one: nothing to skip (the loop below would reach
+	 * the same through its test of ahead_pos).
+	 */
+	if (pos == t->ahead_pos &&
+		(t->ahead_cls == UC_WORD || t->ahead_cls == UC_SINGLE))
 	{
-		if (pos >= inlen)
+		c = t->ahead_cp;
+		cls = t->ahead_cls;
+		n = t->ahead_len;
+	}
+	else
+	{
+		/* skip separators, and marks that follow no token */
+		for (;;)
 		{
-			t->pos = pos;
-			return false;
-		}
+			if (pos >= inlen)
+			{
+				t->pos = pos;
+				return false;
+			}
 #ifdef __SSE2__
 
-		/*
-		 * Sixteen bytes at a time: past ASCII separators, and a whole ASCII
-		 * word that an ASCII separator ends within them.  Anything else
-		 * (non-ASCII bytes, a word running on) takes the paths below.
-		 */
-		if (pos + 16 <= inlen && in[pos] < 0x80)
-		{
-			unsigned	word,
-						high,
-						stop,
-						s,
-						e,
-						rest;
-			unsigned char lower[32];
+			/*
+			 * Sixteen bytes at a time: past ASCII separators, and a whole
+			 * ASCII word that an ASCII separator ends within them.  Anything
+			 * else (non-ASCII bytes, a word running on) takes the paths
+			 * below.
+			 */
+			if (pos + 16 <= inlen && in[pos] < 0x80)
+			{
+				unsigned	word,
+							high,
+							stop,
+							s,
+							e,
+							rest;
+				unsigned char lower[32];
 
-			classify16(in + pos, &word, &high, lower);
-			stop = word | high;
-			if (stop == 0)
-			{
-				pos += 16;
-				continue;
+				classify16(in + pos, &word, &high, lower);
+				stop = word | high;
+				if (stop == 0)
+				{
+					pos += 16;
+					continue;
+				}
+				s = (unsigned) __builtin_ctz(stop);
+				rest = ~word & 0xFFFF & ~((1u << s) - 1);
+				if ((high >> s & 1) == 0 && rest != 0 &&
+					(high >> (e = (unsigned) __builtin_ctz(rest)) & 1) == 0)
+				{
+					/* out has room for 16-byte stores past the token */
+					if (outlen > 0)
+						out[outlen++] = ' ';
+					memcpy(out + outlen, lower + s, 16);
+					t->pos = pos + e;
+					t->outlen = outlen + (e - s);
+					t->single = false;
+					*start = outlen;
+					*len = e - s;
+					return true;
+				}
+				pos += s;
 			}
-			s = (unsigned) __builtin_ctz(stop);
-			rest = ~word & 0xFFFF & ~((1u << s) - 1);
-			if ((high >> s & 1) == 0 && rest != 0 &&
-				(high >> (e = (unsigned) __builtin_ctz(rest)) & 1) == 0)
-			{
-				/* out has room for 16-byte stores past the token */
-				if (outlen > 0)
-					out[outlen++] = ' ';
-				memcpy(out + outlen, lower + s, 16);
-				t->pos = pos + e;
-				t->outlen = outlen + (e - s);
-				t->single = false;
-				*start = outlen;
-				*len = e - s;
-				return true;
-			}
-			pos += s;
-		}
 #endif
-		/* ASCII: the common case */
-		if (in[pos] < 0x80)
-		{
-			if (ascii_map[in[pos]] == 0)
+			/* ASCII: the common case */
+			if (in[pos] < 0x80)
 			{
-				pos++;
-				continue;
+				if (ascii_map[in[pos]] == 0)
+				{
+					pos++;
+					continue;
+				}
+				break;
 			}
-			break;
+			if (pos == t->ahead_pos)
+			{
+				/* read by the previous call, where its token ended */
+				c = t->ahead_cp;
+				cls = t->ahead_cls;
+				n = t->ahead_len;
+			}
+			else
+			{
+				t->pos = pos;
+				n = peek(t, &c, &cls);
+			}
+			if (cls == UC_WORD || cls == UC_SINGLE)
+				break;
+			pos += n;
 		}
-		if (pos == t->ahead_pos)
-		{
-			/* read by the previous call, where its token ended */
-			c = t->ahead_cp;
-			cls = t->ahead_cls;
-			n = t->ahead_len;
-		}
-		else
-		{
-			t->pos = pos;
-			n = peek(t, &c, &cls);
-		}
-		if (cls == UC_WORD || cls == UC_SINGLE)
-			break;
-		pos += n;
+
 	}
 
 	if (outlen > 0)
@@ -465,11 +484,17 @@ simhash_tokenizer_next(SimhashTokenizer *t, size_t *start, size_t *len)
 /*
  * XXH3-64 with seed 0.  Short inputs (most features) take xxHash's own
  * inlinable short-input paths, which XXH3_64bits would call after a
- * dispatch it cannot inline; test_tokenizer checks the two agree.
+ * dispatch it cannot inline; test_tokenizer checks the two agree.  The
+ * lengths of a letter of a script without spaces (1 to 3 bytes) and of
+ * most words (4 to 8) are tested first.
  */
 static inline __attribute__((always_inline)) uint64_t
 feature_hash(const void *data, size_t len)
 {
+	if (len - 1 < 3)
+		return XXH3_len_1to3_64b(data, len, XXH3_kSecret, 0);
+	if (len - 4 < 5)
+		return XXH3_len_4to8_64b(data, len, XXH3_kSecret, 0);
 	if (len <= 16)
 		return XXH3_len_0to16_64b(data, len, XXH3_kSecret, 0);
 	if (len <= 128)
@@ -596,79 +621,96 @@ refill(SimhashShingler *s)
 	}
 }
 
-/* the next token, refilling a streaming shingler's chunk as needed */
-static inline __attribute__((always_inline)) bool
-shingler_token(SimhashShingler *s, size_t *start, size_t *len)
-{
-	while (!tokenizer_next(&s->tok, start, len))
-	{
-		if (s->outsize == 0 || s->tok.pos >= s->end)
-			return false;
-		refill(s);
-	}
-	return true;
-}
-
 /*
  * The shingler's loop; cjk (when not NULL) receives, per shingle, whether all
  * its tokens were "single" (the tokenizer's flag), tracked as a bit per token
- * of the last 64 in s->words.
+ * of the last 64 in words.  The tokenizer and the shingler's counters live
+ * in locals during the loop (the normalised text's char stores would
+ * otherwise force their reloads) and go back to *s before a refill and at
+ * the end.  fixed_window, when not 0, is s->window known at compile time
+ * (the callers' common case, window 1 without spans, then needs no ring
+ * lookups and fewer registers).
  */
 static inline __attribute__((always_inline)) size_t
 shingler_next(SimhashShingler *s, uint64_t *hashes, size_t *spans, bool *cjk,
-			  size_t max)
+			  size_t max, int fixed_window)
 {
+	SimhashTokenizer tok = s->tok;
+	size_t	   *ring = s->ring;
+	int			window = fixed_window ? fixed_window : s->window;
+	int			next = window == 1 ? 0 : s->next;	/* 0 for window 1 */
+	uint64_t	ntokens = s->ntokens;
+	size_t		last_end = s->last_end;
+	uint64_t	words = s->words;
 	size_t		produced = 0;
 	size_t		start,
 				len;
 	size_t		hashed = 0;
-	uint64_t	w = (uint64_t) s->window;
+	uint64_t	w = (uint64_t) window;
 	uint64_t	wmask = (w >= 64) ? ~UINT64_C(0) : (UINT64_C(1) << w) - 1;
 
-	while (produced < max && !s->done && hashed < SIMHASH_SHINGLER_CALL_BYTES)
+	if (s->done)
+		return 0;
+	while (produced < max && hashed < SIMHASH_SHINGLER_CALL_BYTES)
 	{
-		if (!shingler_token(s, &start, &len))
+		if (!tokenizer_next(&tok, &start, &len))
 		{
+			if (s->outsize != 0 && tok.pos < s->end)
+			{
+				/* streaming: the next chunk (refill moves the text) */
+				s->tok = tok;
+				s->next = next;
+				s->ntokens = ntokens;
+				s->last_end = last_end;
+				refill(s);
+				tok = s->tok;
+				last_end = s->last_end;
+				continue;
+			}
 			s->done = true;
 			/* fewer tokens than the window: one shingle of them all */
-			if (s->ntokens > 0 && s->ntokens < w)
+			if (ntokens > 0 && ntokens < w)
 			{
 				if (spans)
 				{
-					spans[2 * produced] = s->ring[0];
-					spans[2 * produced + 1] = s->last_end - s->ring[0];
+					spans[2 * produced] = ring[0];
+					spans[2 * produced + 1] = last_end - ring[0];
 				}
 				if (cjk)
-					cjk[produced] = s->ntokens <= 64 && (s->words & wmask) == 0;
-				hashes[produced++] = feature_hash(s->tok.out + s->ring[0],
-												  s->last_end - s->ring[0]);
+					cjk[produced] = ntokens <= 64 && (words & wmask) == 0;
+				hashes[produced++] = feature_hash(tok.out + ring[0],
+												  last_end - ring[0]);
 			}
 			break;
 		}
 		/* ring[next] holds the oldest of the last `window` token starts */
-		s->ring[s->next] = start;
-		if (++s->next == s->window)
-			s->next = 0;
-		s->ntokens++;
-		s->last_end = start + len;
+		ring[next] = start;
+		if (++next == window)
+			next = 0;
+		ntokens++;
+		last_end = start + len;
 		if (cjk)
-			s->words = (s->words << 1) | !s->tok.single;
-		if (s->ntokens >= w)
+			words = (words << 1) | !tok.single;
+		if (ntokens >= w)
 		{
-			size_t		first = s->ring[s->next];
+			size_t		first = ring[next];
 
 			if (spans)
 			{
 				spans[2 * produced] = first;
-				spans[2 * produced + 1] = s->last_end - first;
+				spans[2 * produced + 1] = last_end - first;
 			}
 			if (cjk)
-				cjk[produced] = w <= 64 && (s->words & wmask) == 0;
-			hashes[produced++] = feature_hash(s->tok.out + first,
-											  s->last_end - first);
-			hashed += s->last_end - first;
+				cjk[produced] = w <= 64 && (words & wmask) == 0;
+			hashes[produced++] = feature_hash(tok.out + first, last_end - first);
+			hashed += last_end - first;
 		}
 	}
+	s->tok = tok;
+	s->next = next;
+	s->ntokens = ntokens;
+	s->last_end = last_end;
+	s->words = words;
 	return produced;
 }
 
@@ -676,12 +718,16 @@ size_t
 simhash_shingler_next(SimhashShingler *s, uint64_t *hashes, size_t *spans,
 					  size_t max)
 {
-	return shingler_next(s, hashes, spans, NULL, max);
+	if (spans == NULL && s->window == 1)
+		return shingler_next(s, hashes, NULL, NULL, max, 1);
+	return shingler_next(s, hashes, spans, NULL, max, 0);
 }
 
 size_t
 simhash_shingler_next_cjk(SimhashShingler *s, uint64_t *hashes, size_t *spans,
 						  bool *cjk, size_t max)
 {
-	return shingler_next(s, hashes, spans, cjk, max);
+	if (spans == NULL && s->window == 1)
+		return shingler_next(s, hashes, NULL, cjk, max, 1);
+	return shingler_next(s, hashes, spans, cjk, max, 0);
 }
