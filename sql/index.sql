@@ -302,6 +302,20 @@ SELECT EXISTS (SELECT 1 FROM ios WHERE h <~> simhash_hash('8')::simhash64 <= 2);
 RESET enable_seqscan; RESET enable_bitmapscan;
 DROP TABLE ios;
 
+-- fingerprints a few bytes apart (consecutive integers, and the same moved
+-- to other blocks): leaves of 1- to 3-byte keys that fill their pages
+CREATE TABLE dense (id int, h simhash64);
+INSERT INTO dense SELECT g, (g::bigint << s)::simhash64
+FROM generate_series(1, 20000) g, (VALUES (0), (16), (40)) v(s);
+CREATE INDEX dense_h ON dense USING simhash (h);
+SELECT simhash_index_check('dense_h');
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+SELECT count(*) FROM dense WHERE h <~> (5::bigint << 16)::simhash64 <= 3;
+RESET enable_seqscan; SET enable_indexscan = off;	-- the same from the table
+SELECT count(*) FROM dense WHERE h <~> (5::bigint << 16)::simhash64 <= 3;
+RESET enable_indexscan; RESET enable_bitmapscan;
+DROP TABLE dense;
+
 -- check function on something else
 SELECT simhash_index_check('ix');
 SELECT simhash_index_check('ix_pkey');

@@ -132,8 +132,8 @@ store_le(uint8_t *p, uint64_t v, int n)
 
 /*
  * Little-endian store of 8 bytes at p, for a field of n < 8 bytes followed
- * by fields stored after it: v below 2^(8n) has zero bytes above its n,
- * which the next fields overwrite.
+ * by at least 8 - n bytes of the leaf stored after it: v below 2^(8n) has
+ * zero bytes above its n, which the next fields overwrite.
  */
 static inline void
 store8_le(uint8_t *p, uint64_t v)
@@ -154,6 +154,7 @@ sv_leaf_encode(SvLeafBuilder *b, void *contents)
 	SvLeafHeader h;
 	uint8_t    *p = (uint8_t *) contents + sizeof(SvLeafHeader);
 	size_t		bytes = sv_leaf_bytes(b->count, b->key_bytes, b->tid_bytes);
+	const uint8_t *end = (const uint8_t *) contents + bytes;
 
 	memset(&h, 0, sizeof(h));
 	h.base = b->base;
@@ -162,10 +163,13 @@ sv_leaf_encode(SvLeafBuilder *b, void *contents)
 	h.tid_bytes = (uint8_t) b->tid_bytes;
 	h.off_bits = (uint8_t) b->off_bits;
 	memcpy(contents, &h, sizeof(h));
-	/* every field but the last of each array as 8 bytes (store8_le()) */
+	/*
+	 * A field as 8 bytes (store8_le()) while they end within the leaf: the
+	 * fields after it overwrite its zero high bytes.
+	 */
 	for (int i = 0; i < b->count; i++, p += b->key_bytes)
 	{
-		if (i + 1 < b->count && b->key_bytes > 0)
+		if (p + 8 <= end && b->key_bytes > 0)
 			store8_le(p, b->keys[i] - b->base);
 		else
 			store_le(p, b->keys[i] - b->base, b->key_bytes);
@@ -176,7 +180,7 @@ sv_leaf_encode(SvLeafBuilder *b, void *contents)
 		{
 			uint64_t	code = ((uint64_t) b->blocks[i] << b->off_bits) | b->offsets[i];
 
-			if (i + 1 < b->count)
+			if (p + 8 <= end)
 				store8_le(p, code);
 			else
 				store_le(p, code, b->tid_bytes);

@@ -180,6 +180,31 @@ test_full_page(void)
 	}
 	CHECK(n == SV_LEAF_MAX_ENTRIES, "duplicate keys stop at %d (got %d)", SV_LEAF_MAX_ENTRIES, n);
 	CHECK(encode_page(SV_KEY_LEAF), "the capped key leaf passes the check");
+
+	/*
+	 * Leaves of narrow fields that end at the page's special space: the
+	 * encoder writes nothing past the leaf's last byte (the special space's
+	 * generation, which the check compares, comes right after it).
+	 */
+	for (int kb = 1; kb <= 3; kb++)
+	{
+		int			bytes;
+
+		for (int entries = 0; entries <= 1; entries++)
+		{
+			/* the first key, then keys kb bytes above it */
+			uint64_t	top = 1000 + (UINT64_C(1) << (8 * kb)) - 1;
+
+			sv_leaf_builder_init(&builder, entries);
+			for (key = 1000; sv_leaf_fits(&builder, key, 0, 1); key = top)
+				sv_leaf_add(&builder, key, 0, 1);
+			CHECK(builder.key_bytes == kb, "a leaf of %d-byte keys (got %d)", kb, builder.key_bytes);
+			bytes = (int) sv_leaf_bytes(builder.count, builder.key_bytes, builder.tid_bytes);
+			CHECK(encode_page(entries ? SV_LEAF : SV_KEY_LEAF),
+				  "a full leaf of %d-byte keys (%s, %d bytes of %d) leaves the special space intact",
+				  kb, entries ? "entries" : "keys only", bytes, SV_LEAF_CONTENTS);
+		}
+	}
 }
 
 /* Dead bits set in place; damaged headers refused. */
